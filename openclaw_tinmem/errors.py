@@ -1,0 +1,93 @@
+"""Every error openclaw-tinmem raises on purpose derives from ``TinmemError``.
+
+    TinmemError
+    ├── InvalidArgumentError      a caller passed a value outside what is allowed (names the field)
+    ├── NotFoundError             an id or path that does not exist
+    ├── RateLimitError            a tool was called too often (says when to retry)
+    ├── ConfigError               the configuration file or an env var is malformed
+    ├── ModelError                an embedding / reranking model cannot be provisioned or loaded
+    │   └── ModelMismatchError    the store was written by another embedding model
+    ├── StoreError                the LanceDB store failed (lock timeout, corrupt table)
+    └── LLMError                  the LLM endpoint failed or returned unusable output
+
+Tool handlers turn these into error objects (``to_dict``); the CLI into exit code 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TinmemError(Exception):
+    """Root of every error raised by openclaw-tinmem."""
+
+    kind = "error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as a JSON-ready object: type, message and (when known) field."""
+        error: dict[str, Any] = {"type": self.kind, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        return error
+
+
+class InvalidArgumentError(TinmemError):
+    """A value is outside what is allowed; ``field`` names the offending argument."""
+
+    kind = "invalid_argument"
+
+
+class NotFoundError(TinmemError):
+    """The memory id or workspace path does not exist."""
+
+    kind = "not_found"
+
+
+class RateLimitError(TinmemError):
+    """Too many calls; ``retry_after_seconds`` says when the next call is allowed."""
+
+    kind = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after_seconds: float) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        error = super().to_dict()
+        error["retry_after_seconds"] = round(self.retry_after_seconds, 1)
+        return error
+
+
+class ConfigError(TinmemError):
+    """The configuration file or an environment variable is malformed."""
+
+    kind = "config_error"
+
+
+class ModelError(TinmemError):
+    """An embedding or reranking model cannot be provisioned or loaded."""
+
+    kind = "model_error"
+
+
+class ModelMismatchError(ModelError):
+    """The store was written with a different embedding model or dimension."""
+
+    kind = "model_mismatch"
+
+
+class StoreError(TinmemError):
+    """The LanceDB store failed: lock timeout, unreadable table, bad URI."""
+
+    kind = "store_error"
+
+
+class LLMError(TinmemError):
+    """The LLM endpoint timed out, failed, or returned output that does not fit the schema."""
+
+    kind = "llm_error"

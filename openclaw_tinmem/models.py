@@ -1,0 +1,255 @@
+"""Domain types: categories with their merge policies, levels, scopes, memories and hits."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from openclaw_tinmem.errors import InvalidArgumentError
+
+
+class MergePolicy(StrEnum):
+    """How a new memory relates to similar stored memories of the same category."""
+
+    ALWAYS_MERGE = "always_merge"
+    MERGE_SAME_TOPIC = "merge_same_topic"
+    MERGE_SAME_ENTITY = "merge_same_entity"
+    MERGE_SAME_PATTERN = "merge_same_pattern"
+    APPEND = "append"
+
+    @property
+    def merges(self) -> bool:
+        return self is not MergePolicy.APPEND
+
+
+class Category(StrEnum):
+    """The six memory categories of the tinmem skill."""
+
+    PROFILE = "profile"
+    PREFERENCES = "preferences"
+    ENTITIES = "entities"
+    EVENTS = "events"
+    CASES = "cases"
+    PATTERNS = "patterns"
+
+    @property
+    def policy(self) -> MergePolicy:
+        return CATEGORY_POLICIES[self].policy
+
+    @property
+    def description(self) -> str:
+        return CATEGORY_POLICIES[self].description
+
+
+@dataclass(frozen=True)
+class CategoryPolicy:
+    """What a category holds and how it merges; the single table the rest of the code reads."""
+
+    description: str
+    policy: MergePolicy
+    merge_behaviour: str
+
+
+CATEGORY_POLICIES: dict[Category, CategoryPolicy] = {
+    Category.PROFILE: CategoryPolicy(
+        "User identity, role, expertise, demographics",
+        MergePolicy.ALWAYS_MERGE,
+        "Always merge",
+    ),
+    Category.PREFERENCES: CategoryPolicy(
+        "Likes and dislikes, habits, recurring preferences",
+        MergePolicy.MERGE_SAME_TOPIC,
+        "Merge when about the same topic",
+    ),
+    Category.ENTITIES: CategoryPolicy(
+        "Projects, people, tools, organisations",
+        MergePolicy.MERGE_SAME_ENTITY,
+        "Merge when about the same entity",
+    ),
+    Category.EVENTS: CategoryPolicy(
+        "Decisions made, milestones, things that happened",
+        MergePolicy.APPEND,
+        "Always append, never merge",
+    ),
+    Category.CASES: CategoryPolicy(
+        "Problem and solution pairs, debugging sessions",
+        MergePolicy.APPEND,
+        "Always append, never merge",
+    ),
+    Category.PATTERNS: CategoryPolicy(
+        "Recurring workflows, methodologies, best practices",
+        MergePolicy.MERGE_SAME_PATTERN,
+        "Merge when describing the same pattern",
+    ),
+}
+
+
+class Level(StrEnum):
+    """How much of a memory is returned: headline, summary or full content."""
+
+    L0 = "L0"
+    L1 = "L1"
+    L2 = "L2"
+
+
+class Source(StrEnum):
+    """Where a memory came from."""
+
+    TOOL = "tool"
+    AUTO_CAPTURE = "auto-capture"
+    IMPORT = "import"
+
+
+class Action(StrEnum):
+    """What a write did."""
+
+    CREATED = "created"
+    MERGED = "merged"
+    SKIPPED = "skipped"
+    UPDATED = "updated"
+
+
+class MatchKind(StrEnum):
+    """Which retriever found a hit."""
+
+    VECTOR = "vector"
+    FULL_TEXT = "full-text"
+    BOTH = "both"
+
+
+GLOBAL_SCOPE = "global"
+SCOPE_PREFIXES = ("agent", "user", "project", "custom")
+_SCOPE_PATTERN = re.compile(
+    r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-]{0,127})$"
+)
+SCOPE_GRAMMAR = (
+    "'global', or one of agent:<id>, user:<id>, project:<id>, custom:<name> where the id is "
+    "1-128 characters of letters, digits, '.', '_', '-', '@', '+' starting with a letter or digit"
+)
+
+
+def validate_scope(scope: str, *, field: str = "scope") -> str:
+    """Return ``scope`` if it follows the scope grammar, else raise InvalidArgumentError."""
+    if not isinstance(scope, str) or not _SCOPE_PATTERN.fullmatch(scope):
+        raise InvalidArgumentError(
+            f"invalid scope {scope!r}: expected {SCOPE_GRAMMAR}", field=field
+        )
+    return scope
+
+
+_UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def validate_memory_id(memory_id: str, *, field: str = "id") -> str:
+    """Return the canonical lower-case form of a memory UUID, else raise."""
+    candidate = memory_id.strip().lower() if isinstance(memory_id, str) else ""
+    if not _UUID_PATTERN.fullmatch(candidate):
+        raise InvalidArgumentError(
+            f"invalid memory id {memory_id!r}: expected a UUID such as "
+            "'123e4567-e89b-12d3-a456-426614174000'",
+            field=field,
+        )
+    return candidate
+
+
+MAX_TAGS = 32
+MAX_TAG_LENGTH = 64
+_TAG_CLEAN = re.compile(r"[^a-z0-9._+#/\- ]")
+
+
+def normalise_tags(tags: list[str] | None) -> list[str]:
+    """Lower-case, trim, collapse inner spaces to '-', drop empties and duplicates (order kept)."""
+    result: list[str] = []
+    for raw in tags or []:
+        tag = _TAG_CLEAN.sub("", str(raw).strip().lower())
+        tag = re.sub(r"\s+", "-", tag).strip("-")[:MAX_TAG_LENGTH]
+        if tag and tag not in result:
+            result.append(tag)
+    return result[:MAX_TAGS]
+
+
+def content_hash(content: str) -> str:
+    """A stable hash of content with case and whitespace folded, used for exact-duplicate checks."""
+    folded = " ".join(content.lower().split())
+    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
+
+
+def new_memory_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Memory(BaseModel):
+    """One stored memory with its three levels of detail."""
+
+    id: str = Field(default_factory=new_memory_id)
+    scope: str = GLOBAL_SCOPE
+    category: Category
+    headline: str
+    summary: str
+    content: str
+    importance: float = 0.5
+    tags: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    source: Source = Source.TOOL
+    source_ref: str = ""
+    content_hash: str = ""
+
+    def text_at(self, level: Level) -> str:
+        """The memory's text at the requested level of detail."""
+        if level is Level.L0:
+            return self.headline
+        if level is Level.L1:
+            return self.summary
+        return self.content
+
+    def public_dict(self) -> dict[str, Any]:
+        """JSON-ready representation without the vector."""
+        return self.model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A recalled memory with its final score and how it matched."""
+
+    memory: Memory
+    score: float
+    relevance: float
+    match: MatchKind
+    similarity: float | None = None
+
+    def to_dict(self, level: Level) -> dict[str, Any]:
+        return {
+            "id": self.memory.id,
+            "category": self.memory.category.value,
+            "scope": self.memory.scope,
+            "text": self.memory.text_at(level),
+            "score": round(self.score, 4),
+            "match": self.match.value,
+            "importance": self.memory.importance,
+            "tags": self.memory.tags,
+            "updated_at": self.memory.updated_at.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """What a store or update call did, and to which memory."""
+
+    action: Action
+    memory: Memory
+    target_id: str | None = None
+    reason: str = ""

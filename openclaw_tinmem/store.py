@@ -1,0 +1,325 @@
+"""The LanceDB memories table: schema, safe writes under a cross-process lock, and search."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import pyarrow as pa
+from filelock import FileLock, Timeout
+from lancedb.index import FTS, Bitmap, BTree
+from lancedb.query import MatchQuery
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import Matrix, Vector
+from openclaw_tinmem.errors import ModelMismatchError, StoreError
+from openclaw_tinmem.filters import build_filter, quote
+from openclaw_tinmem.models import Category, Memory, Source
+from openclaw_tinmem.vector_index import VectorIndex
+
+MODEL_METADATA_KEY = b"tinmem.embedding_model"
+DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
+SCHEMA_VERSION_KEY = b"tinmem.schema_version"
+SCHEMA_VERSION = b"1"
+LOCK_FILE_NAME = ".tinmem-write.lock"
+UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
+MEMORY_COLUMNS = [
+    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
+    "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
+    "content_hash",
+]  # fmt: skip
+
+
+def memory_schema(model_name: str, dimension: int) -> pa.Schema:
+    timestamp = pa.timestamp("us", tz="UTC")
+    fields = [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("scope", pa.string(), nullable=False),
+        pa.field("category", pa.string(), nullable=False),
+        pa.field("headline", pa.string()),
+        pa.field("summary", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("search_text", pa.string()),
+        pa.field("importance", pa.float64()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("created_at", timestamp),
+        pa.field("updated_at", timestamp),
+        pa.field("last_accessed_at", timestamp),
+        pa.field("access_count", pa.int64()),
+        pa.field("source", pa.string()),
+        pa.field("source_ref", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dimension)),
+    ]
+    metadata = {
+        MODEL_METADATA_KEY: model_name.encode(),
+        DIMENSION_METADATA_KEY: str(dimension).encode(),
+        SCHEMA_VERSION_KEY: SCHEMA_VERSION,
+    }
+    return pa.schema(fields, metadata=metadata)
+
+
+def search_text(memory: Memory) -> str:
+    """What the full-text index sees: headline, content and tags."""
+    parts = [memory.headline, memory.content, " ".join(memory.tags)]
+    return "\n".join(part for part in parts if part)
+
+
+def memory_to_row(memory: Memory, vector: Vector) -> dict[str, Any]:
+    row = memory.model_dump(include=set(MEMORY_COLUMNS))
+    row["category"] = memory.category.value
+    row["source"] = memory.source.value
+    row["search_text"] = search_text(memory)
+    row["vector"] = vector
+    return row
+
+
+def row_to_memory(row: dict[str, Any]) -> Memory:
+    values = {column: row[column] for column in MEMORY_COLUMNS if column in row}
+    values["tags"] = list(values.get("tags") or [])
+    values["category"] = Category(values["category"])
+    values["source"] = Source(values["source"])
+    return Memory(**values)
+
+
+class MemoryStore:
+    """One LanceDB table of memories; every write holds a cross-process file lock."""
+
+    def __init__(
+        self, settings: Settings, *, model_name: str, dimension: int, verify_model: bool = True
+    ) -> None:
+        self.settings = settings
+        self.model_name = model_name
+        self.dimension = dimension
+        self.uri = settings.resolved_db_path()
+        if settings.is_local_store():
+            Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+        self._database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+        self._writes_since_optimize = 0
+        self._thread_lock = threading.RLock()
+        self._file_lock = (
+            FileLock(str(Path(self.uri.removeprefix("file://")) / LOCK_FILE_NAME))
+            if settings.is_local_store()
+            else None
+        )
+        self._verify_model = verify_model
+        with self.write_lock():
+            self.table = self._open_or_create()
+        self.vectors = VectorIndex(self._load_vectors, dimension)
+
+    # ----------------------------------------------------------------- setup
+
+    def _open_or_create(self) -> Any:
+        name = self.settings.table_name
+        if name in self._database.list_tables().tables:
+            table = self._database.open_table(name)
+            if self._verify_model:
+                self._check_model(table.schema)
+            return table
+        return self._create(pa.Table.from_pylist([], schema=self.schema()), mode="create")
+
+    def schema(self) -> pa.Schema:
+        return memory_schema(self.model_name, self.dimension)
+
+    def _create(self, data: pa.Table, *, mode: str) -> Any:
+        table = self._database.create_table(
+            self.settings.table_name, data=data, schema=self.schema(), mode=mode
+        )
+        table.create_index("search_text", config=FTS(with_position=False))
+        table.create_index("id", config=BTree())
+        table.create_index("scope", config=Bitmap())
+        table.create_index("category", config=Bitmap())
+        return table
+
+    def replace_all(self, data: pa.Table) -> None:
+        """Swap the whole table for ``data`` (same columns, this store's model) in one commit."""
+        with self.write_lock():
+            self.table = self._create(data, mode="overwrite")
+            self.vectors.invalidate()
+
+    def stored_model(self) -> tuple[str, str]:
+        metadata = self.table.schema.metadata or {}
+        return (
+            metadata.get(MODEL_METADATA_KEY, b"?").decode(),
+            metadata.get(DIMENSION_METADATA_KEY, b"?").decode(),
+        )
+
+    def _check_model(self, schema: pa.Schema) -> None:
+        metadata = schema.metadata or {}
+        stored_model = metadata.get(MODEL_METADATA_KEY, b"?").decode()
+        stored_dimension = metadata.get(DIMENSION_METADATA_KEY, b"?").decode()
+        if stored_model != self.model_name or stored_dimension != str(self.dimension):
+            raise ModelMismatchError(
+                f"the store at {self.uri} was written with embedding model {stored_model} "
+                f"({stored_dimension} dimensions) but the configured model is {self.model_name} "
+                f"({self.dimension} dimensions). Configure the original model, or run "
+                "'tinmem reembed' to re-embed every memory with the new one."
+            )
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Serialise writers: threads by an RLock, processes by a lock file beside the data."""
+        with self._thread_lock:
+            if self._file_lock is None:
+                yield
+                return
+            try:
+                with self._file_lock.acquire(timeout=self.settings.lock_timeout_seconds):
+                    yield
+            except Timeout as error:
+                raise StoreError(
+                    f"timed out after {self.settings.lock_timeout_seconds}s waiting for the "
+                    f"write lock {self._file_lock.lock_file}; another process is writing"
+                ) from error
+
+    # ----------------------------------------------------------------- reads
+
+    def count(self, *, scopes: Sequence[str] | None = None) -> int:
+        return int(self.table.count_rows(build_filter(scopes=scopes)))
+
+    def get(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        if not memory_ids:
+            return {}
+        rows = (
+            self.table.search()
+            .where(build_filter(ids=memory_ids))
+            .select(MEMORY_COLUMNS)
+            .limit(len(memory_ids))
+            .to_list()
+        )
+        return {row["id"]: row_to_memory(row) for row in rows}
+
+    def get_with_vectors(self, memory_ids: Sequence[str]) -> list[tuple[Memory, Vector]]:
+        if not memory_ids:
+            return []
+        rows = (
+            self.table.search()
+            .where(build_filter(ids=memory_ids))
+            .select([*MEMORY_COLUMNS, "vector"])
+            .limit(len(memory_ids))
+            .to_list()
+        )
+        return [(row_to_memory(row), row["vector"]) for row in rows]
+
+    def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
+        where = build_filter(scopes=[scope], categories=[category])
+        where = f"{where} AND content_hash = {quote(digest)}"
+        rows = self.table.search().where(where).select(MEMORY_COLUMNS).limit(1).to_list()
+        return row_to_memory(rows[0]) if rows and rows[0]["content_hash"] == digest else None
+
+    def list_memories(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+        limit: int | None = 50,
+    ) -> list[Memory]:
+        query = self.table.search().select(MEMORY_COLUMNS).limit(limit)
+        where = build_filter(scopes=scopes, categories=categories)
+        if where:
+            query = query.where(where)
+        memories = [row_to_memory(row) for row in query.to_list()]
+        return sorted(memories, key=lambda memory: memory.updated_at, reverse=True)
+
+    def iterate(
+        self, *, with_vectors: bool = False, batch_size: int = 1000
+    ) -> Iterator[pa.RecordBatch]:
+        columns = [*MEMORY_COLUMNS, "vector"] if with_vectors else MEMORY_COLUMNS
+        yield from self.table.search().select(columns).limit(None).to_arrow().to_batches(batch_size)
+
+    def vector_search(
+        self,
+        query: Vector,
+        limit: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+    ) -> list[tuple[str, float]]:
+        snapshot = self.vectors.snapshot(self.table.version)
+        names = [Category(category).value for category in categories] if categories else None
+        return snapshot.search(query, limit, scopes=scopes, categories=names)
+
+    def text_search(
+        self,
+        text: str,
+        limit: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, BM25 score) of full-text matches; the text is a match query, never parsed."""
+        if not text.strip():
+            return []
+        match = MatchQuery(text, "search_text")  # type: ignore[call-arg]
+        query = self.table.search(match, query_type="fts")
+        where = build_filter(scopes=scopes, categories=categories)
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select(["id", "_score"]).limit(limit).to_list()
+        return [(row["id"], float(row["_score"])) for row in rows]
+
+    def _load_vectors(self) -> tuple[int, pa.Table]:
+        version = self.table.version
+        table = (
+            self.table.search().select(["id", "scope", "category", "vector"]).limit(None).to_arrow()
+        )
+        return version, table
+
+    # ----------------------------------------------------------------- writes
+
+    def upsert(self, memories: Sequence[Memory], vectors: Matrix | Sequence[Vector]) -> None:
+        """Insert or replace memories by id; call under ``write_lock`` when reading first."""
+        if not memories:
+            return
+        rows = [
+            memory_to_row(memory, vector) for memory, vector in zip(memories, vectors, strict=True)
+        ]
+        data = pa.Table.from_pylist(rows, schema=self.table.schema)
+        with self.write_lock():
+            self.table.merge_insert(
+                "id"
+            ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+            self._after_write()
+
+    def delete(self, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        with self.write_lock():
+            self.table.delete(build_filter(ids=memory_ids))
+            self._after_write()
+
+    def record_access(self, memory_ids: Sequence[str], when: datetime | None = None) -> None:
+        """Bump access statistics in place; no other column is touched."""
+        if not memory_ids:
+            return
+        moment = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S.%f")
+        with self.write_lock():
+            self.table.update(
+                where=build_filter(ids=memory_ids),
+                values_sql={
+                    "access_count": "access_count + 1",
+                    "last_accessed_at": f"arrow_cast(timestamp '{moment}', '{UTC_MICROSECONDS}')",
+                },
+            )
+            self._after_write()
+
+    def _after_write(self) -> None:
+        self._writes_since_optimize += 1
+        if self._writes_since_optimize >= self.settings.optimize_every_writes:
+            self.optimize()
+
+    def optimize(self) -> None:
+        """Compact files, fold new rows into the indexes and prune old versions."""
+        with self.write_lock():
+            self.table.optimize(
+                cleanup_older_than=timedelta(seconds=self.settings.version_retention_seconds)
+            )
+            self._writes_since_optimize = 0
+
+    def version_count(self) -> int:
+        return len(self.table.list_versions())

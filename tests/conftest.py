@@ -1,0 +1,59 @@
+"""Shared fixtures: the real provisioned embedding model (once per session), real LanceDB in tmp."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.tools import Toolbox
+
+
+@pytest.fixture(scope="session")
+def model_settings() -> Settings:
+    """Settings from the environment (TINMEM_MODEL_DIR), provisioning the models if needed."""
+    model_dir = os.environ.get("TINMEM_MODEL_DIR")
+    return Settings(**({"model_dir": model_dir} if model_dir else {}))
+
+
+@pytest.fixture(scope="session")
+def embedder(model_settings: Settings) -> FastEmbedEmbedder:
+    return FastEmbedEmbedder(model_settings)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, model_settings: Settings) -> Settings:
+    return model_settings.model_copy(
+        update={"db_path": str(tmp_path / "db"), "track_access": False}
+    )
+
+
+@pytest.fixture
+def make_service(embedder: FastEmbedEmbedder) -> Iterator[object]:
+    services: list[MemoryService] = []
+
+    def build(settings: Settings, **options: object) -> MemoryService:
+        store = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+        service = MemoryService(settings, store, embedder, **options)  # type: ignore[arg-type]
+        services.append(service)
+        return service
+
+    yield build
+    for service in services:
+        service.close()
+
+
+@pytest.fixture
+def service(settings: Settings, make_service: object) -> MemoryService:
+    return make_service(settings)  # type: ignore[operator,no-any-return]
+
+
+@pytest.fixture
+def toolbox(service: MemoryService) -> Toolbox:
+    return Toolbox(service)

@@ -1,0 +1,79 @@
+from pathlib import Path
+
+import pytest
+
+from openclaw_tinmem.config import Settings, load_settings, render_config_file
+from openclaw_tinmem.errors import ConfigError
+
+
+@pytest.fixture
+def empty_config(tmp_path: Path) -> Path:
+    path = tmp_path / "empty.toml"
+    path.write_text("")
+    return path
+
+
+def test_defaults_without_file_or_env(empty_config: Path) -> None:
+    settings = load_settings(empty_config, environ={})
+    assert settings.recall_limit == 10
+    assert settings.db_path == "~/.openclaw/tinmem/lancedb"
+
+
+def test_file_then_env_precedence_and_variable_expansion(tmp_path: Path) -> None:
+    config = tmp_path / "tinmem.toml"
+    config.write_text('db_path = "${DATA}/store"\nrecall_limit = 7\nrerank = true\n')
+    settings = load_settings(config, environ={"DATA": "/srv/mem", "TINMEM_RECALL_LIMIT": "12"})
+    assert settings.db_path == "/srv/mem/store"
+    assert settings.recall_limit == 12  # env beats file
+    assert settings.rerank is True
+
+
+def test_tinmem_section_is_accepted(tmp_path: Path) -> None:
+    config = tmp_path / "shared.toml"
+    config.write_text("[tinmem]\ncandidate_pool = 80\n")
+    assert load_settings(config, environ={}).candidate_pool == 80
+
+
+def test_openai_api_key_is_the_fallback(empty_config: Path) -> None:
+    settings = load_settings(empty_config, environ={"OPENAI_API_KEY": "sk-x"})
+    assert settings.llm_api_key == "sk-x"
+    both = {"OPENAI_API_KEY": "a", "TINMEM_LLM_API_KEY": "b"}
+    assert load_settings(empty_config, environ=both).llm_api_key == "b"
+
+
+@pytest.mark.parametrize(
+    ("environ", "field"),
+    [
+        ({"TINMEM_RECALL_LIMIT": "zero"}, "recall_limit"),
+        ({"TINMEM_IMPORTANCE_WEIGHT": "3"}, "importance_weight"),
+    ],
+)
+def test_bad_values_name_the_option(
+    environ: dict[str, str], field: str, empty_config: Path
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(empty_config, environ=environ)
+    assert caught.value.field == field
+
+
+def test_unknown_option_and_missing_explicit_file_are_errors(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("no_such_option = 1\n")
+    with pytest.raises(ConfigError, match="no_such_option"):
+        load_settings(config, environ={})
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings(tmp_path / "missing.toml", environ={})
+
+
+def test_rendered_config_file_loads_back_to_defaults(tmp_path: Path) -> None:
+    config = tmp_path / "generated.toml"
+    config.write_text(render_config_file())
+    assert load_settings(config, environ={}) == Settings()
+    for name in Settings.model_fields:
+        assert name in config.read_text()
+
+
+def test_every_option_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    missing = [name for name in Settings.model_fields if f"`{name}`" not in readme]
+    assert not missing

@@ -1,0 +1,34 @@
+import numpy as np
+
+from openclaw_tinmem.maintenance import import_memories, reembed, statistics
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+
+
+def test_reembed_swaps_the_table_and_keeps_every_memory(service: MemoryService) -> None:
+    first = service.remember(
+        "The deploy pipeline uses Buildkite", Category.ENTITIES, tags=["ci"]
+    ).memory
+    service.remember("Coffee, never tea", Category.PREFERENCES)
+    ((_, vector_before),) = service.store.get_with_vectors([first.id])
+    assert reembed(service) == 2
+    ((after, vector_after),) = service.store.get_with_vectors([first.id])
+    assert after.tags == ["ci"] and after.created_at == first.created_at
+    # Same model: vectors agree up to int8 batch-padding noise.
+    assert float(np.dot(vector_before, vector_after)) > 0.99
+    assert service.recall("Buildkite")[0].memory.id == first.id
+
+
+def test_import_counts_progress_and_derives_stable_ids(service: MemoryService) -> None:
+    lines = [
+        '{"content": "Prefers metric units", "category": "preferences"}',
+        "",
+        '{"content": "Born in 1990", "category": "profile", "scope": "user:ana"}',
+    ]
+    seen: list[int] = []
+    report = import_memories(service, lines, progress=seen.append)
+    assert report.imported == 2 and sum(seen) == 2
+    import_memories(service, lines)
+    figures = statistics(service.store)
+    assert figures["total"] == 2 and figures["by_scope"] == {"global": 1, "user:ana": 1}
+    assert figures["by_source"] == {"import": 2}

@@ -1,0 +1,94 @@
+import pytest
+
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
+from openclaw_tinmem.models import Action, Category, MatchKind
+from openclaw_tinmem.service import MemoryService
+
+
+def test_recall_finds_by_meaning_and_by_words(service: MemoryService) -> None:
+    python = service.remember("I prefer Python for backend services", Category.PREFERENCES).memory
+    service.remember("Our cat is called Miso", Category.ENTITIES)
+    service.remember("We deploy with ArgoCD on Fridays", Category.PATTERNS)
+    hits = service.recall("which programming language does the user like")
+    assert hits[0].memory.id == python.id
+    word_hits = service.recall("ArgoCD")
+    assert word_hits[0].match is MatchKind.BOTH
+
+
+def test_greetings_return_nothing(service: MemoryService) -> None:
+    service.remember("I prefer Python", Category.PREFERENCES)
+    assert service.recall("thanks!") == []
+
+
+def test_scopes_never_leak(service: MemoryService) -> None:
+    service.remember("Agent A's user lives in Oslo", Category.PROFILE, scope="agent:a")
+    service.remember("Agent B's user lives in Rome", Category.PROFILE, scope="agent:b")
+    hits = service.recall("where does the user live", scopes=["agent:a"])
+    assert [hit.memory.scope for hit in hits] == ["agent:a"]
+    both = service.recall("where does the user live", scopes=["agent:a", "agent:b"])
+    assert {hit.memory.scope for hit in both} == {"agent:a", "agent:b"}
+
+
+def test_identical_content_is_skipped_and_events_append(service: MemoryService) -> None:
+    first = service.remember("Deployed version 2.0 to production", Category.EVENTS)
+    again = service.remember("deployed version 2.0 to  production", Category.EVENTS)
+    assert again.action is Action.SKIPPED and again.target_id == first.memory.id
+    related = service.remember("Deployed version 2.1 to production", Category.EVENTS)
+    assert related.action is Action.CREATED
+
+
+def test_preferences_on_the_same_topic_merge(service: MemoryService) -> None:
+    first = service.remember(
+        "I prefer dark mode in every editor", Category.PREFERENCES, tags=["ui"]
+    )
+    second = service.remember(
+        "I prefer dark mode in all my editors and terminals",
+        Category.PREFERENCES,
+        tags=["editor"],
+        importance=0.8,
+    )
+    assert second.action is Action.MERGED and second.target_id == first.memory.id
+    merged = service.get(first.memory.id)
+    assert (
+        "terminals" in merged.content
+        and merged.tags == ["ui", "editor"]
+        and merged.importance == 0.8
+    )
+    assert service.store.count() == 1
+
+
+def test_update_changes_only_given_fields_and_reembeds_content(service: MemoryService) -> None:
+    memory = service.remember(
+        "The team uses Jenkins for CI", Category.ENTITIES, tags=["ci"], importance=0.4
+    ).memory
+    updated = service.update(memory.id, content="The team moved CI from Jenkins to GitHub Actions")
+    assert updated.importance == 0.4 and updated.tags == ["ci"]
+    assert updated.headline.startswith("The team moved CI")
+    assert service.recall("GitHub Actions")[0].memory.id == memory.id
+    kept = service.update(memory.id, headline="CI: GitHub Actions", tags=["GitHub"])
+    assert kept.headline == "CI: GitHub Actions" and kept.tags == ["github"]
+    assert kept.content == updated.content and kept.summary == updated.summary
+
+
+def test_update_unknown_id_is_not_found(service: MemoryService) -> None:
+    with pytest.raises(NotFoundError):
+        service.update("123e4567-e89b-12d3-a456-426614174000", importance=0.2)
+
+
+def test_forget_by_query_deletes_only_confident_matches(service: MemoryService) -> None:
+    job = service.remember("User worked at Initech as a backend engineer", Category.PROFILE).memory
+    service.remember("User enjoys climbing on weekends", Category.PREFERENCES)
+    vague = service.forget(query="something about hobbies maybe")
+    assert vague.deleted == [] and vague.candidates
+    confident = service.forget(query="User worked at Initech as a backend engineer")
+    assert [memory.id for memory in confident.deleted] == [job.id]
+    assert service.store.count() == 1
+
+
+def test_forget_by_id_respects_scope(service: MemoryService) -> None:
+    memory = service.remember("Private fact", Category.PROFILE, scope="user:ana").memory
+    with pytest.raises(NotFoundError):
+        service.forget(memory_id=memory.id, scopes=["global"])
+    assert service.forget(memory_id=memory.id).deleted[0].id == memory.id
+    with pytest.raises(InvalidArgumentError):
+        service.forget()

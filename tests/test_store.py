@@ -1,0 +1,135 @@
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.errors import InvalidArgumentError, ModelMismatchError
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store import MemoryStore
+
+
+def test_opening_with_another_model_names_both_and_points_to_reembed(
+    settings: Settings, service: MemoryService
+) -> None:
+    with pytest.raises(ModelMismatchError) as caught:
+        MemoryStore(settings, model_name="other/model", dimension=768)
+    message = caught.value.message
+    assert "openclaw-tinmem/bge-small-en-int8" in message and "other/model" in message
+    assert "tinmem reembed" in message
+
+
+def test_recording_access_keeps_vectors_and_other_fields(service: MemoryService) -> None:
+    outcome = service.remember(
+        "The staging cluster runs on Kubernetes 1.30", Category.ENTITIES, tags=["k8s"]
+    )
+    ((before, vector_before),) = service.store.get_with_vectors([outcome.memory.id])
+    service.store.record_access([outcome.memory.id])
+    service.store.record_access([outcome.memory.id])
+    ((after, vector_after),) = service.store.get_with_vectors([outcome.memory.id])
+    assert after.access_count == 2 and after.last_accessed_at is not None
+    assert np.allclose(vector_before, vector_after)
+    assert after.model_dump(exclude={"access_count", "last_accessed_at"}) == before.model_dump(
+        exclude={"access_count", "last_accessed_at"}
+    )
+
+
+def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(
+        settings.model_copy(update={"optimize_every_writes": 5, "version_retention_seconds": 0})
+    )
+    for number in range(30):
+        service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+    assert service.store.count() == 30
+    assert service.store.version_count() <= 12
+
+
+def test_filter_injection_never_reaches_other_scopes(service: MemoryService) -> None:
+    service.remember("Secret launch code is banana", Category.ENTITIES, scope="agent:other")
+    service.remember("Public note about bananas", Category.ENTITIES, scope="global")
+    hits = service.recall("banana launch code", scopes=["global"])
+    assert {hit.memory.scope for hit in hits} == {"global"}
+    for hostile in ["global') OR ('1'='1", "global' OR scope = 'agent:other", "agent:other'--"]:
+        with pytest.raises(InvalidArgumentError):
+            service.recall("banana", scopes=[hostile])
+    # Full-text syntax in the query itself is matched as words, never parsed.
+    hits = service.recall('scope:agent\\:other OR banana* "launch', scopes=["global"])
+    assert all(hit.memory.scope == "global" for hit in hits)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.models import Category, Memory
+    from openclaw_tinmem.service import MemoryService
+    settings = Settings(db_path=sys.argv[1], model_dir=sys.argv[2], track_access=False)
+    service = MemoryService.from_settings(settings)
+    vector = service.embedder.embed_documents(["an event"])
+    for number in range(15):
+        text = f"Writer {sys.argv[3]} logged event number {number}"
+        service.store.upsert([Memory(category=Category.EVENTS, headline=text, summary=text, content=text)], vector)
+        service.remember("Both writers store this same sentence about the shared deploy", Category.EVENTS)
+    service.store.upsert([service.store.get([sys.argv[4]])[sys.argv[4]]], service.embedder.embed_documents(["x"]))
+    service.close()
+    """
+)
+
+
+def test_two_processes_lose_no_write_and_create_no_duplicate(
+    settings: Settings, service: MemoryService, embedder: FastEmbedEmbedder
+) -> None:
+    shared = service.remember("A memory both processes upsert by id", Category.PROFILE).memory.id
+    commands = [
+        [
+            sys.executable,
+            "-c",
+            WRITER,
+            settings.db_path,
+            str(settings.resolved_model_dir()),
+            name,
+            shared,
+        ]
+        for name in ("a", "b")
+    ]
+    processes = [
+        subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for command in commands
+    ]
+    for process in processes:
+        _, errors = process.communicate(timeout=300)
+        assert process.returncode == 0, errors
+    fresh = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+    ids = [row["id"] for batch in fresh.iterate() for row in batch.to_pylist()]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    assert len(ids) == 1 + 15 + 15 + 1  # shared + each writer's events + one shared sentence
+    contents = [row["content"] for batch in fresh.iterate() for row in batch.to_pylist()]
+    assert sum("shared deploy" in content for content in contents) == 1
+
+
+def test_vector_index_follows_writes_from_another_handle(
+    settings: Settings, service: MemoryService, embedder: FastEmbedEmbedder
+) -> None:
+    service.recall("warm the vector snapshot")
+    other = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+    vector = embedder.embed_documents(["The office moved to Lisbon"])
+    from openclaw_tinmem.models import Memory
+
+    memory = Memory(
+        category=Category.EVENTS,
+        headline="Office moved",
+        summary="s",
+        content="The office moved to Lisbon",
+    )
+    other.upsert([memory], vector)
+    assert memory.id in [hit.memory.id for hit in service.recall("where is the office now")]
+
+
+def test_store_path_is_created(tmp_path: Path, embedder: FastEmbedEmbedder) -> None:
+    settings = Settings(db_path=str(tmp_path / "a" / "b"), model_dir=str(tmp_path))
+    MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+    assert (tmp_path / "a" / "b").is_dir()
