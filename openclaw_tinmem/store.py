@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import lancedb
+import numpy as np
 import pyarrow as pa
 from filelock import FileLock, Timeout
 from lancedb.index import FTS, Bitmap, BTree
@@ -20,7 +21,7 @@ from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
 from openclaw_tinmem.filters import build_filter, quote
 from openclaw_tinmem.models import Category, Memory, Source
-from openclaw_tinmem.vector_index import VectorIndex
+from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
 
 MODEL_METADATA_KEY = b"tinmem.embedding_model"
 DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
@@ -110,7 +111,7 @@ class MemoryStore:
         self._verify_model = verify_model
         with self.write_lock():
             self.table = self._open_or_create()
-        self.vectors = VectorIndex(self._load_vectors, dimension)
+        self.snapshots = SnapshotCache(self._load_snapshot, dimension)
 
     # ----------------------------------------------------------------- setup
 
@@ -140,7 +141,7 @@ class MemoryStore:
         """Swap the whole table for ``data`` (same columns, this store's model) in one commit."""
         with self.write_lock():
             self.table = self._create(data, mode="overwrite")
-            self.vectors.invalidate()
+            self.snapshots.invalidate()
 
     def stored_model(self) -> tuple[str, str]:
         metadata = self.table.schema.metadata or {}
@@ -182,29 +183,19 @@ class MemoryStore:
     def count(self, *, scopes: Sequence[str] | None = None) -> int:
         return int(self.table.count_rows(build_filter(scopes=scopes)))
 
+    def snapshot(self) -> Snapshot:
+        """The in-process copy of the current table version."""
+        return self.snapshots.snapshot(self.table.version)
+
     def get(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        if not memory_ids:
-            return {}
-        rows = (
-            self.table.search()
-            .where(build_filter(ids=memory_ids))
-            .select(MEMORY_COLUMNS)
-            .limit(len(memory_ids))
-            .to_list()
-        )
+        rows = self.snapshot().rows(memory_ids)
         return {row["id"]: row_to_memory(row) for row in rows}
 
     def get_with_vectors(self, memory_ids: Sequence[str]) -> list[tuple[Memory, Vector]]:
-        if not memory_ids:
-            return []
-        rows = (
-            self.table.search()
-            .where(build_filter(ids=memory_ids))
-            .select([*MEMORY_COLUMNS, "vector"])
-            .limit(len(memory_ids))
-            .to_list()
-        )
-        return [(row_to_memory(row), row["vector"]) for row in rows]
+        snapshot = self.snapshot()
+        rows = snapshot.rows(memory_ids)
+        vectors = snapshot.vectors_of([row["id"] for row in rows])
+        return [(row_to_memory(row), vector) for row, vector in zip(rows, vectors, strict=True)]
 
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
         where = build_filter(scopes=[scope], categories=[category])
@@ -240,9 +231,8 @@ class MemoryStore:
         scopes: Sequence[str] | None = None,
         categories: Sequence[Category] | None = None,
     ) -> list[tuple[str, float]]:
-        snapshot = self.vectors.snapshot(self.table.version)
         names = [Category(category).value for category in categories] if categories else None
-        return snapshot.search(query, limit, scopes=scopes, categories=names)
+        return self.snapshot().search(query, limit, scopes=scopes, categories=names)
 
     def text_search(
         self,
@@ -263,12 +253,10 @@ class MemoryStore:
         rows = query.select(["id", "_score"]).limit(limit).to_list()
         return [(row["id"], float(row["_score"])) for row in rows]
 
-    def _load_vectors(self) -> tuple[int, pa.Table]:
+    def _load_snapshot(self) -> tuple[int, pa.Table]:
         version = self.table.version
-        table = (
-            self.table.search().select(["id", "scope", "category", "vector"]).limit(None).to_arrow()
-        )
-        return version, table
+        columns = [*MEMORY_COLUMNS, "vector"]
+        return version, self.table.search().select(columns).limit(None).to_arrow()
 
     # ----------------------------------------------------------------- writes
 
@@ -281,24 +269,35 @@ class MemoryStore:
         ]
         data = pa.Table.from_pylist(rows, schema=self.table.schema)
         with self.write_lock():
-            self.table.merge_insert(
-                "id"
-            ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+            before = self.table.version
+            merge = self.table.merge_insert("id")
+            merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
+            after = self.table.version
+            self.snapshots.advance(
+                before, after, lambda old: old.changed(after, data, np.asarray(vectors), ())
+            )
             self._after_write()
 
     def delete(self, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
         with self.write_lock():
+            before = self.table.version
             self.table.delete(build_filter(ids=memory_ids))
+            after = self.table.version
+            self.snapshots.advance(
+                before, after, lambda old: old.changed(after, None, None, memory_ids)
+            )
             self._after_write()
 
     def record_access(self, memory_ids: Sequence[str], when: datetime | None = None) -> None:
         """Bump access statistics in place; no other column is touched."""
         if not memory_ids:
             return
-        moment = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S.%f")
+        when = when or datetime.now(UTC)
+        moment = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         with self.write_lock():
+            before = self.table.version
             self.table.update(
                 where=build_filter(ids=memory_ids),
                 values_sql={
@@ -306,6 +305,8 @@ class MemoryStore:
                     "last_accessed_at": f"arrow_cast(timestamp '{moment}', '{UTC_MICROSECONDS}')",
                 },
             )
+            after = self.table.version
+            self.snapshots.advance(before, after, lambda old: old.touched(after, memory_ids, when))
             self._after_write()
 
     def _after_write(self) -> None:
@@ -316,9 +317,11 @@ class MemoryStore:
     def optimize(self) -> None:
         """Compact files, fold new rows into the indexes and prune old versions."""
         with self.write_lock():
+            before = self.table.version
             self.table.optimize(
                 cleanup_older_than=timedelta(seconds=self.settings.version_retention_seconds)
             )
+            self.snapshots.advance(before, self.table.version)  # same rows, compacted
             self._writes_since_optimize = 0
 
     def version_count(self) -> int:
