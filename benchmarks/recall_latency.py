@@ -155,7 +155,7 @@ def measure_size(
         service.recall(query + " warm-up", rerank=True)
     plain = [timed(service.recall, query, rerank=False) for query in queries]
     reranked = [timed(service.recall, query + " please", rerank=True) for query in queries]
-    matrix = service.store.vectors.snapshot(service.store.table.version).matrix
+    matrix = service.store.snapshot().matrix
 
     def floor(query: str) -> None:
         vector = embedder.embed_query(query + " floor")

@@ -405,6 +405,22 @@ def doctor(state: CliState, as_json: bool) -> None:
 
 
 @main.command()
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False),
+    help="Keep the demo store here (default: a new temporary directory).",
+)
+@click.pass_obj
+def demo(state: CliState, directory: str | None) -> None:
+    """Run a scripted two-session conversation through the reference host and the plugin."""
+    from openclaw_tinmem.demo import demo_settings, run_demo
+
+    with friendly_errors():
+        run_demo(demo_settings(state.settings, directory), click.echo)
+
+
+@main.command()
 @click.argument("name")
 @click.argument("arguments", default="{}")
 @click.pass_obj

@@ -109,6 +109,43 @@ class Settings(BaseModel):
     )
     import_batch_size: int = Field(256, ge=1, description="Rows embedded and written per batch")
 
+    # --- automatic recall (before each turn)
+    recall_timeout_seconds: float = Field(
+        2.0, gt=0, description="Pre-turn recall gives up after this long and injects nothing"
+    )
+    injection_limit: int = Field(12, ge=1, le=50, description="Memories considered for injection")
+    injection_token_budget: int = Field(
+        600, ge=50, description="Estimated tokens (characters / 4) the injected block may use"
+    )
+    injection_detail_items: int = Field(
+        3, ge=0, description="How many of the best injected memories are shown at L1, not L0"
+    )
+    max_query_characters: int = Field(
+        1000, ge=50, description="The user message is cut to this length before recall"
+    )
+
+    # --- automatic capture (after each turn)
+    capture_scope: str = Field(
+        "agent",
+        description="Where captured memories go: 'agent' (agent:<id>), 'user' (user:<id>, "
+        "falling back to agent), 'global', or an explicit scope",
+    )
+    journal_path: str = Field(
+        "~/.openclaw/tinmem/journal", description="Directory of the durable capture journal"
+    )
+    capture_max_attempts: int = Field(
+        4, ge=1, le=20, description="LLM attempts per turn before the no-LLM fallback is used"
+    )
+    capture_retry_seconds: float = Field(
+        5.0, ge=0, description="Delay before the first retry of a failed turn; doubles each time"
+    )
+    flush_timeout_seconds: float = Field(
+        5.0, ge=0, description="How long session_end / before_reset wait for pending captures"
+    )
+    context_messages: int = Field(
+        4, ge=0, le=20, description="Earlier messages given to extraction as context"
+    )
+
     # --- LLM (extraction and dedup)
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint (empty: no LLM)")
     llm_api_key: str | None = Field(None, description="API key; falls back to OPENAI_API_KEY")
@@ -122,6 +159,12 @@ class Settings(BaseModel):
     def resolved_db_path(self) -> str:
         """The db path with ``~`` expanded; URIs are returned unchanged."""
         return self.db_path if "://" in self.db_path else str(Path(self.db_path).expanduser())
+
+    def resolved_journal_path(self) -> Path:
+        return Path(self.journal_path).expanduser()
+
+    def llm_configured(self) -> bool:
+        return bool(self.llm_base_url or self.llm_api_key)
 
     def resolved_model_dir(self) -> Path:
         return Path(self.model_dir).expanduser()

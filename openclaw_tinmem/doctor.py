@@ -75,6 +75,26 @@ def _llm_check(settings: Settings) -> dict[str, Any]:
     return _check("llm", True, f"{settings.llm_model} at {endpoint}, mode {settings.llm_mode}")
 
 
+def _capture_check(settings: Settings) -> dict[str, Any]:
+    from openclaw_tinmem.journal import Journal
+
+    path = settings.resolved_journal_path()
+    if not path.exists():
+        return _check("capture journal", True, f"{path} (no turn journalled yet)")
+    journal = Journal(path)
+    pending = journal.pending(due_only=False)
+    failures = journal.failures()
+    detail = f"{path}: {len(pending)} turn(s) waiting"
+    if pending and pending[0].last_error:
+        detail += f"; retrying after: {pending[0].last_error}"
+    if failures:
+        detail += (
+            f"; {len(failures)} turn(s) fell back to the no-LLM rules after LLM failures, "
+            f"last at {failures[-1]['at']}: {failures[-1]['error']}"
+        )
+    return _check("capture journal", not failures, detail)
+
+
 def diagnose(
     config_path: str | Path | None, overrides: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -88,4 +108,5 @@ def diagnose(
     if all(check["ok"] for check in checks):
         checks.append(_store_check(settings))
     checks.append(_llm_check(settings))
+    checks.append(_capture_check(settings))
     return {"checks": checks, "bundled_models": [model.name for model in BUNDLED_MODELS]}

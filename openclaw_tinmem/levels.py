@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
+from pydantic import BaseModel, Field
+
+from openclaw_tinmem.errors import LLMError
+from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.prompts import SUMMARY_SYSTEM
+
+logger = logging.getLogger("openclaw_tinmem")
 HEADLINE_MAX_WORDS = 15
 SUMMARY_MAX_SENTENCES = 4
 SUMMARY_MAX_WORDS = 80
@@ -46,3 +54,26 @@ class RuleSummarizer:
 
     def levels(self, content: str) -> tuple[str, str]:
         return headline(content), summary(content)
+
+
+class Levels(BaseModel):
+    headline: str = Field(min_length=1, max_length=300)
+    summary: str = Field(min_length=1, max_length=2000)
+
+
+class LLMSummarizer:
+    """Headline and summary written by the LLM; the fallback writes them when it fails."""
+
+    def __init__(self, llm: LLMClient, fallback: RuleSummarizer) -> None:
+        self.llm = llm
+        self.fallback = fallback
+
+    def levels(self, content: str) -> tuple[str, str]:
+        if len(content.split()) <= HEADLINE_MAX_WORDS:
+            return content.strip(), content.strip()  # short enough to be its own headline
+        try:
+            result = self.llm.complete(Levels, SUMMARY_SYSTEM, content)
+        except LLMError as error:
+            logger.warning("LLM summary failed, using the rule-based one: %s", error.message)
+            return self.fallback.levels(content)
+        return result.headline, result.summary

@@ -10,22 +10,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.dedup import Decision, Neighbour, decide_by_similarity, merge_contents
+from openclaw_tinmem.dedup import FallbackJudge, LLMJudge, MergeJudge, SimilarityJudge, Summarizer
 from openclaw_tinmem.embeddings import (
     Embedder,
     FastEmbedEmbedder,
     FastEmbedReranker,
     Reranker,
-    Vector,
 )  # fmt: skip
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
-from openclaw_tinmem.levels import RuleSummarizer
+from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
+from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import (
     GLOBAL_SCOPE,
-    Action,
     Category,
     Hit,
     Memory,
@@ -39,31 +37,9 @@ from openclaw_tinmem.models import (
 )  # fmt: skip
 from openclaw_tinmem.recall import apply_rerank, final_score, fuse, is_small_talk
 from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.writer import Draft, MemoryWriter
 
 logger = logging.getLogger("openclaw_tinmem")
-NEIGHBOURS_FOR_DEDUP = 5
-
-
-class Summarizer(Protocol):
-    """Writes L0 (headline) and L1 (summary) for a content."""
-
-    def levels(self, content: str) -> tuple[str, str]: ...
-
-
-class MergeJudge(Protocol):
-    """Decides create / merge / skip for a candidate against its neighbours."""
-
-    def decide(self, candidate: Memory, neighbours: Sequence[Neighbour]) -> Decision: ...
-
-
-class SimilarityJudge:
-    """The no-LLM judge: the category's merge policy with cosine thresholds."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def decide(self, candidate: Memory, neighbours: Sequence[Neighbour]) -> Decision:
-        return decide_by_similarity(candidate.category, neighbours, self.settings)
 
 
 @dataclass(frozen=True)
@@ -93,6 +69,7 @@ class MemoryService:
         self.embedder = embedder
         self.summarizer: Summarizer = summarizer or RuleSummarizer()
         self.judge: MergeJudge = judge or SimilarityJudge(settings)
+        self.writer = MemoryWriter(settings, store, embedder, self.summarizer, self.judge, clock)
         self._reranker_factory = reranker_factory or (lambda: FastEmbedReranker(settings))
         self._reranker: Reranker | None = None
         self.clock = clock
@@ -101,9 +78,17 @@ class MemoryService:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryService:
+        """The service with the fastembed models, and the LLM when one is configured."""
         embedder = FastEmbedEmbedder(settings)
         store = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
-        return cls(settings, store, embedder)
+        if not settings.llm_configured():
+            return cls(settings, store, embedder)
+        llm = LLMClient(settings)
+        return cls(
+            settings, store, embedder,
+            summarizer=LLMSummarizer(llm, fallback=RuleSummarizer()),
+            judge=FallbackJudge(LLMJudge(llm, settings), SimilarityJudge(settings)),
+        )  # fmt: skip
 
     def close(self) -> None:
         """Finish background work (access statistics) and release threads."""
@@ -190,83 +175,24 @@ class MemoryService:
         summary: str | None = None,
         source: Source = Source.TOOL,
         source_ref: str = "",
+        memory_id: str | None = None,
     ) -> WriteOutcome:
-        """Store one memory, applying the category's merge rule against similar memories."""
-        content = content.strip()
-        if not content:
-            raise InvalidArgumentError("content must not be empty", field="content")
-        validate_scope(scope)
-        candidate = self._new_memory(
-            content, category, scope, importance, tags, headline, summary, source, source_ref
-        )
-        vector = self.embedder.embed_documents([content])[0]
-        with self.store.write_lock():  # read-decide-write is atomic across processes
-            duplicate = self.store.find_by_hash(scope, category, candidate.content_hash)
-            if duplicate is not None:
-                return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
-            neighbours = self._neighbours(vector, scope, category)
-            decision = self.judge.decide(candidate, neighbours)
-            if decision.action is Action.SKIPPED and decision.target is not None:
-                return WriteOutcome(
-                    Action.SKIPPED, decision.target, decision.target.id, decision.reason
-                )
-            if decision.action is Action.MERGED and decision.target is not None:
-                merged = self._merge(decision.target, candidate)
-                self.store.upsert([merged], self.embedder.embed_documents([merged.content]))
-                return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
-            self.store.upsert([candidate], [vector])
-            return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
+        """Store one memory, applying the category's merge rule against similar memories.
 
-    def _new_memory(
-        self,
-        content: str,
-        category: Category,
-        scope: str,
-        importance: float,
-        tags: Sequence[str] | None,
-        headline: str | None,
-        summary: str | None,
-        source: Source,
-        source_ref: str,
-    ) -> Memory:
-        generated_headline, generated_summary = self.summarizer.levels(content)
-        now = self.clock()
-        return Memory(
-            scope=scope,
-            category=category,
-            headline=headline or generated_headline,
-            summary=summary or generated_summary,
-            content=content,
-            importance=importance,
-            tags=normalise_tags(list(tags or [])),
-            created_at=now,
-            updated_at=now,
-            source=source,
-            source_ref=source_ref,
-            content_hash=content_hash(content),
-        )
+        ``memory_id`` makes a replayed write idempotent (automatic capture derives it from the
+        turn id): a memory that already exists with that id is reported as skipped.
+        """
+        draft = Draft(
+            content, category, scope, importance, tuple(tags or ()), headline, summary,
+            source, source_ref, memory_id,
+        )  # fmt: skip
+        return self.remember_many([draft])[0]
 
-    def _neighbours(self, vector: Vector, scope: str, category: Category) -> list[Neighbour]:
-        ranked = self.store.vector_search(
-            vector, NEIGHBOURS_FOR_DEDUP, scopes=[scope], categories=[category]
-        )
-        memories = self.store.get([memory_id for memory_id, _ in ranked])
-        return [Neighbour(memories[i], s) for i, s in ranked if i in memories]
-
-    def _merge(self, existing: Memory, candidate: Memory) -> Memory:
-        content = merge_contents(existing.content, candidate.content)
-        headline, summary = self.summarizer.levels(content)
-        return existing.model_copy(
-            update={
-                "content": content,
-                "headline": headline,
-                "summary": summary,
-                "importance": max(existing.importance, candidate.importance),
-                "tags": normalise_tags([*existing.tags, *candidate.tags]),
-                "updated_at": self.clock(),
-                "content_hash": content_hash(content),
-            }
-        )
+    def remember_many(self, drafts: Sequence[Draft]) -> list[WriteOutcome]:
+        """Store several memories with one judge decision for all of them."""
+        if not drafts:
+            return []
+        return self.writer.write(self.writer.prepare(drafts))
 
     def get(self, memory_id: str) -> Memory:
         memory_id = validate_memory_id(memory_id)
@@ -288,7 +214,7 @@ class MemoryService:
         """Change only the given fields; new content re-embeds and refreshes levels not given."""
         memory_id = validate_memory_id(memory_id)
         with self.store.write_lock():
-            found = self.store.get_with_vectors([memory_id])
+            found = self.store.get_with_vectors([memory_id])  # under the lock: no lost update
             if not found:
                 raise NotFoundError(f"no memory with id {memory_id}", field="id")
             memory, vector = found[0]

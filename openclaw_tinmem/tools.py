@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from openclaw_tinmem.errors import TinmemError
@@ -44,13 +44,12 @@ Handler = Callable[[Any], ToolResult]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """A tool's name, description, argument model and handler."""
+class ToolDefinition:
+    """A tool's name, description and argument model: everything but the code that runs it."""
 
     name: str
     description: str
     arguments: type[ToolArguments]
-    handler: Handler = field(repr=False)
 
     def parameters(self) -> dict[str, Any]:
         return json_schema(self.arguments)
@@ -87,6 +86,14 @@ UPDATE_DESCRIPTION = (
 )
 
 
+TINMEM_TOOLS = (
+    ToolDefinition("memory_recall", RECALL_DESCRIPTION, RecallArguments),
+    ToolDefinition("memory_store", STORE_DESCRIPTION, StoreArguments),
+    ToolDefinition("memory_forget", FORGET_DESCRIPTION, ForgetArguments),
+    ToolDefinition("memory_update", UPDATE_DESCRIPTION, UpdateArguments),
+)
+
+
 def _outcome_text(outcome: WriteOutcome) -> str:
     if outcome.action is Action.CREATED:
         return f"Stored memory {outcome.memory.id} ({outcome.memory.category.value})."
@@ -100,35 +107,38 @@ class Toolbox:
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self.specs: dict[str, ToolSpec] = {
-            spec.name: spec
-            for spec in (
-                ToolSpec("memory_recall", RECALL_DESCRIPTION, RecallArguments, self._recall),
-                ToolSpec("memory_store", STORE_DESCRIPTION, StoreArguments, self._store),
-                ToolSpec("memory_forget", FORGET_DESCRIPTION, ForgetArguments, self._forget),
-                ToolSpec("memory_update", UPDATE_DESCRIPTION, UpdateArguments, self._update),
-            )
+        handlers: dict[str, Handler] = {
+            "memory_recall": self._recall, "memory_store": self._store,
+            "memory_forget": self._forget, "memory_update": self._update,
+        }  # fmt: skip
+        self.tools: dict[str, tuple[ToolDefinition, Handler]] = {
+            definition.name: (definition, handlers[definition.name]) for definition in TINMEM_TOOLS
         }
 
     def names(self) -> list[str]:
-        return list(self.specs)
+        return list(self.tools)
+
+    def definitions(self) -> list[ToolDefinition]:
+        return [definition for definition, _ in self.tools.values()]
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        return [spec.openai_schema() for spec in self.specs.values()]
+        return [definition.openai_schema() for definition in self.definitions()]
 
-    def extend(self, specs: Iterable[ToolSpec]) -> None:
-        for spec in specs:
-            self.specs[spec.name] = spec
+    def extend(self, tools: Iterable[tuple[ToolDefinition, Handler]]) -> None:
+        """Add tools (the workspace tools, a host's own) to this toolbox."""
+        for definition, handler in tools:
+            self.tools[definition.name] = (definition, handler)
 
     def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one tool call; every failure becomes an error result, never an exception."""
-        spec = self.specs.get(name)
-        if spec is None:
-            allowed = ", ".join(self.specs)
+        entry = self.tools.get(name)
+        if entry is None:
+            allowed = ", ".join(self.tools)
             error = {"type": "unknown_tool", "message": f"no tool {name!r}; tools: {allowed}"}
             return ToolResult({"error": error}, error["message"])
         try:
-            return spec.handler(parse_arguments(spec.arguments, arguments))
+            definition, handler = entry
+            return handler(parse_arguments(definition.arguments, arguments))
         except TinmemError as error:
             return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
         except Exception as error:  # the host must never see an exception from a tool

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_llm import FakeLLM
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
@@ -57,3 +58,23 @@ def service(settings: Settings, make_service: object) -> MemoryService:
 @pytest.fixture
 def toolbox(service: MemoryService) -> Toolbox:
     return Toolbox(service)
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_settings(settings: Settings, fake_llm: FakeLLM, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={
+            "llm_base_url": fake_llm.base_url,
+            "llm_api_key": "test-key",
+            "llm_max_retries": 1,
+            "llm_timeout_seconds": 2.0,
+            "journal_path": str(tmp_path / "journal"),
+            "capture_retry_seconds": 0.0,
+        }
+    )

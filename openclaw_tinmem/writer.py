@@ -1,0 +1,165 @@
+"""The write path: prepare memories, let the judge decide, then commit under the write lock.
+
+Deciding may call an LLM, so it happens before the lock is taken; under the lock every
+decision is re-checked against the store as it is then (the target may have changed or gone
+meanwhile) and falls back to the similarity rule when it no longer holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.dedup import (
+    Decision,
+    MergeJudge,
+    Neighbour,
+    Summarizer,
+    decide_by_similarity,
+    merge_contents,
+)  # fmt: skip
+from openclaw_tinmem.embeddings import Embedder, Vector
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.models import (
+    Action,
+    Category,
+    Memory,
+    Source,
+    WriteOutcome,
+    content_hash,
+    normalise_tags,
+    validate_memory_id,
+    validate_scope,
+)  # fmt: skip
+from openclaw_tinmem.store import MemoryStore
+
+NEIGHBOURS_FOR_DEDUP = 5
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a caller wants stored, before it is embedded."""
+
+    content: str
+    category: Category
+    scope: str
+    importance: float = 0.5
+    tags: Sequence[str] = ()
+    headline: str | None = None
+    summary: str | None = None
+    source: Source = Source.TOOL
+    source_ref: str = ""
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    memory: Memory
+    vector: Vector
+
+
+class MemoryWriter:
+    """Turns drafts into stored memories by the category rules and the judge's decisions."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        embedder: Embedder,
+        summarizer: Summarizer,
+        judge: MergeJudge,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.summarizer = summarizer
+        self.judge = judge
+        self.clock = clock
+
+    def prepare(self, drafts: Sequence[Draft]) -> list[Prepared]:
+        """Validate, write the missing levels and embed every draft (one batch)."""
+        memories = [self._memory(draft) for draft in drafts]
+        vectors = self.embedder.embed_documents([memory.content for memory in memories])
+        return [Prepared(memory, vector) for memory, vector in zip(memories, vectors, strict=True)]
+
+    def _memory(self, draft: Draft) -> Memory:
+        content = draft.content.strip()
+        if not content:
+            raise InvalidArgumentError("content must not be empty", field="content")
+        validate_scope(draft.scope)
+        needs_levels = not (draft.headline and draft.summary)
+        headline, summary = self.summarizer.levels(content) if needs_levels else ("", "")
+        now = self.clock()
+        memory = Memory(
+            scope=draft.scope, category=draft.category, content=content,
+            headline=draft.headline or headline, summary=draft.summary or summary,
+            importance=draft.importance, tags=normalise_tags(list(draft.tags)),
+            created_at=now, updated_at=now, source=draft.source, source_ref=draft.source_ref,
+            content_hash=content_hash(content),
+        )  # fmt: skip
+        if draft.memory_id is not None:
+            memory.id = validate_memory_id(draft.memory_id)
+        return memory
+
+    def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
+        """Decide for all (one judge call), then commit each under the write lock."""
+        items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
+        decisions = self.judge.decide_batch(items)
+        with self.store.write_lock():  # read-recheck-write is atomic across processes
+            return [
+                self._commit(item, decision)
+                for item, decision in zip(prepared, decisions, strict=True)
+            ]
+
+    def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
+        ranked = self.store.vector_search(
+            vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]
+        )
+        stored = self.store.get([memory_id for memory_id, _ in ranked])
+        return [
+            Neighbour(stored[i], score) for i, score in ranked if i in stored and i != memory.id
+        ]
+
+    def _commit(self, item: Prepared, decision: Decision) -> WriteOutcome:
+        candidate = item.memory
+        existing = self.store.get([candidate.id]).get(candidate.id)
+        if existing is not None:  # a replayed capture: already written
+            return WriteOutcome(Action.SKIPPED, existing, existing.id, "already written")
+        duplicate = self.store.find_by_hash(
+            candidate.scope, candidate.category, candidate.content_hash
+        )
+        if duplicate is not None:
+            return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
+        if decision.target is not None:
+            current = self.store.get([decision.target.id]).get(decision.target.id)
+            if current is None or current.updated_at != decision.target.updated_at:
+                neighbours = self.neighbours(item.vector, candidate)
+                decision = decide_by_similarity(candidate.category, neighbours, self.settings)
+        if decision.action is Action.SKIPPED and decision.target is not None:
+            return WriteOutcome(
+                Action.SKIPPED, decision.target, decision.target.id, decision.reason
+            )
+        if decision.action is Action.MERGED and decision.target is not None:
+            merged = self._merge(decision.target, candidate, decision)
+            self.store.upsert([merged], self.embedder.embed_documents([merged.content]))
+            return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
+        self.store.upsert([candidate], [item.vector])
+        return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
+
+    def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
+        content = decision.content or merge_contents(existing.content, candidate.content)
+        headline, summary = decision.headline, decision.summary
+        if not (headline and summary):
+            generated_headline, generated_summary = self.summarizer.levels(content)
+            headline, summary = headline or generated_headline, summary or generated_summary
+        return existing.model_copy(
+            update={
+                "content": content, "headline": headline, "summary": summary,
+                "importance": max(existing.importance, candidate.importance),
+                "tags": normalise_tags([*existing.tags, *candidate.tags]),
+                "updated_at": self.clock(), "content_hash": content_hash(content),
+            }
+        )  # fmt: skip

@@ -1,0 +1,111 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat completions API.
+
+Replies are scripted per request; every request body is recorded. Used through the real
+``openai`` + ``instructor`` clients, never mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted reply: JSON content (fenced like many servers do), raw text, a status, a delay."""
+
+    content: Any = None
+    raw: str | None = None
+    status: int = 200
+    delay: float = 0.0
+
+    def body_text(self) -> str:
+        if self.raw is not None:
+            return self.raw
+        return "```json\n" + json.dumps(self.content) + "\n```"
+
+
+def completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": "fake",
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+    }
+
+
+class FakeLLM:
+    """Start with ``with FakeLLM() as llm:``; ``llm.base_url`` goes into the settings."""
+
+    def __init__(self, default: Reply | None = None) -> None:
+        self.replies: deque[Reply] = deque()
+        self.responder: Callable[[dict[str, Any]], Reply | None] | None = None
+        self.default = default or Reply({"memories": []})
+        self.requests: list[dict[str, Any]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append(body)
+                scripted = fake.responder(body) if fake.responder else None
+                reply = scripted or (fake.replies.popleft() if fake.replies else fake.default)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.status != 200:
+                    payload = json.dumps(
+                        {"error": {"message": "scripted failure", "type": "server_error"}}
+                    )
+                else:
+                    payload = json.dumps(completion(reply.body_text()))
+                data = payload.encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def prompts(self) -> list[str]:
+        """The user message of every request received."""
+        return [
+            message["content"]
+            for body in self.requests
+            for message in body["messages"]
+            if message["role"] == "user"
+        ]
+
+    def __enter__(self) -> FakeLLM:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
