@@ -40,6 +40,9 @@ class Settings(BaseModel):
     optimize_every_writes: int = Field(
         50, ge=1, description="Compact the table and prune old versions after this many writes"
     )
+    read_consistency_seconds: float = Field(
+        0.25, ge=0, description="Reads notice other processes' writes within this many seconds"
+    )
     version_retention_seconds: float = Field(
         60.0, ge=0, description="Versions older than this are pruned when the table is optimised"
     )

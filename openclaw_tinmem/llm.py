@@ -7,6 +7,7 @@ re-asks) becomes an ``LLMError``; an LLM that is down never looks like "nothing 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -39,12 +40,14 @@ class LLMClient:
         )
         self._client = instructor.from_openai(raw, mode=modes[settings.llm_mode])
         self.calls = 0
+        self.seconds = 0.0  # time spent in LLM calls (client, network, parsing), for metrics
 
     def complete(
         self, response_model: type[ResponseModel], system: str, user: str
     ) -> ResponseModel:
         """One structured completion; invalid output is re-asked up to ``llm_max_retries`` times."""
         self.calls += 1
+        started = time.perf_counter()
         try:
             result = self._client.chat.completions.create(
                 model=self.model,
@@ -57,6 +60,8 @@ class LLMClient:
             raise LLMError(
                 f"LLM request to {self.model} failed: {type(error).__name__}: {error}"
             ) from error
+        finally:
+            self.seconds += time.perf_counter() - started
         if not isinstance(result, response_model):
             raise LLMError(
                 f"LLM returned {type(result).__name__}, expected {response_model.__name__}"

@@ -121,14 +121,23 @@ class MemoryService:
         limit = limit or self.settings.recall_limit
         pool = max(self.settings.candidate_pool, limit)
         # Full-text search needs no vector: run it while the query is being embedded.
-        text_future = self._search_pool.submit(
-            self.store.text_search, query, pool, scopes=scopes, categories=categories
+        use_text, use_vector = self.settings.text_weight > 0, self.settings.vector_weight > 0
+        text_future = (
+            self._search_pool.submit(
+                self.store.text_search, query, pool, scopes=scopes, categories=categories
+            )
+            if use_text
+            else None
         )
-        vector = self.embedder.embed_query(query)
-        vector_ranked = self.store.vector_search(vector, pool, scopes=scopes, categories=categories)
+        vector_ranked: list[tuple[str, float]] = []
+        if use_vector:
+            vector = self.embedder.embed_query(query)
+            vector_ranked = self.store.vector_search(
+                vector, pool, scopes=scopes, categories=categories
+            )
         candidates = fuse(
             vector_ranked,
-            text_future.result(),
+            text_future.result() if text_future else [],
             rrf_k=self.settings.rrf_k,
             vector_weight=self.settings.vector_weight,
             text_weight=self.settings.text_weight,

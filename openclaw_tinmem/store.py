@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,7 +20,7 @@ from lancedb.query import MatchQuery
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
-from openclaw_tinmem.filters import build_filter, quote
+from openclaw_tinmem.filters import build_filter
 from openclaw_tinmem.models import Category, Memory, Source
 from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
 
@@ -109,6 +110,9 @@ class MemoryStore:
             else None
         )
         self._verify_model = verify_model
+        self._lock_depth = 0
+        self._known_version = 0
+        self._version_checked_at: float | None = None
         with self.write_lock():
             self.table = self._open_or_create()
         self.snapshots = SnapshotCache(self._load_snapshot, dimension)
@@ -142,6 +146,7 @@ class MemoryStore:
         with self.write_lock():
             self.table = self._create(data, mode="overwrite")
             self.snapshots.invalidate()
+            self._version_checked_at = None
 
     def stored_model(self) -> tuple[str, str]:
         metadata = self.table.schema.metadata or {}
@@ -164,19 +169,51 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def write_lock(self) -> Iterator[None]:
-        """Serialise writers: threads by an RLock, processes by a lock file beside the data."""
+        """Serialise writers: threads by an RLock, processes by a lock file beside the data.
+
+        Taking the outermost lock forces a fresh version check, so a read-decide-write sees
+        every commit other processes made before it.
+        """
         with self._thread_lock:
-            if self._file_lock is None:
-                yield
-                return
+            self._lock_depth += 1
             try:
-                with self._file_lock.acquire(timeout=self.settings.lock_timeout_seconds):
+                if self._lock_depth == 1:
+                    with self._acquire_file_lock():
+                        self._version_checked_at = None
+                        yield
+                else:
                     yield
-            except Timeout as error:
-                raise StoreError(
-                    f"timed out after {self.settings.lock_timeout_seconds}s waiting for the "
-                    f"write lock {self._file_lock.lock_file}; another process is writing"
-                ) from error
+            finally:
+                self._lock_depth -= 1
+
+    @contextlib.contextmanager
+    def _acquire_file_lock(self) -> Iterator[None]:
+        if self._file_lock is None:
+            yield
+            return
+        try:
+            with self._file_lock.acquire(timeout=self.settings.lock_timeout_seconds):
+                yield
+        except Timeout as error:
+            raise StoreError(
+                f"timed out after {self.settings.lock_timeout_seconds}s waiting for the "
+                f"write lock {self._file_lock.lock_file}; another process is writing"
+            ) from error
+
+    def current_version(self) -> int:
+        """The table version, asked of LanceDB at most every ``read_consistency_seconds``."""
+        now = time.monotonic()
+        checked = self._version_checked_at
+        if checked is None or now - checked > self.settings.read_consistency_seconds:
+            self._known_version = int(self.table.version)
+            self._version_checked_at = now
+        return self._known_version
+
+    def _committed(self, before: int) -> int:
+        """Record the version our own commit produced; returns it."""
+        after = int(self.table.version)
+        self._known_version, self._version_checked_at = after, time.monotonic()
+        return after
 
     # ----------------------------------------------------------------- reads
 
@@ -185,7 +222,7 @@ class MemoryStore:
 
     def snapshot(self) -> Snapshot:
         """The in-process copy of the current table version."""
-        return self.snapshots.snapshot(self.table.version)
+        return self.snapshots.snapshot(self.current_version())
 
     def get(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         rows = self.snapshot().rows(memory_ids)
@@ -198,10 +235,9 @@ class MemoryStore:
         return [(row_to_memory(row), vector) for row, vector in zip(rows, vectors, strict=True)]
 
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
-        where = build_filter(scopes=[scope], categories=[category])
-        where = f"{where} AND content_hash = {quote(digest)}"
-        rows = self.table.search().where(where).select(MEMORY_COLUMNS).limit(1).to_list()
-        return row_to_memory(rows[0]) if rows and rows[0]["content_hash"] == digest else None
+        """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
+        memory_id = self.snapshot().find_hash(scope, Category(category).value, digest)
+        return self.get([memory_id]).get(memory_id) if memory_id else None
 
     def list_memories(
         self,
@@ -269,10 +305,14 @@ class MemoryStore:
         ]
         data = pa.Table.from_pylist(rows, schema=self.table.schema)
         with self.write_lock():
-            before = self.table.version
-            merge = self.table.merge_insert("id")
-            merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
-            after = self.table.version
+            before = self.current_version()
+            ids = [memory.id for memory in memories]
+            if self.snapshot().rows(ids):
+                merge = self.table.merge_insert("id")
+                merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
+            else:  # all new (the snapshot is current under the lock): a plain append is cheaper
+                self.table.add(data)
+            after = self._committed(before)
             self.snapshots.advance(
                 before, after, lambda old: old.changed(after, data, np.asarray(vectors), ())
             )
@@ -282,9 +322,9 @@ class MemoryStore:
         if not memory_ids:
             return
         with self.write_lock():
-            before = self.table.version
+            before = self.current_version()
             self.table.delete(build_filter(ids=memory_ids))
-            after = self.table.version
+            after = self._committed(before)
             self.snapshots.advance(
                 before, after, lambda old: old.changed(after, None, None, memory_ids)
             )
@@ -297,7 +337,7 @@ class MemoryStore:
         when = when or datetime.now(UTC)
         moment = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         with self.write_lock():
-            before = self.table.version
+            before = self.current_version()
             self.table.update(
                 where=build_filter(ids=memory_ids),
                 values_sql={
@@ -305,7 +345,7 @@ class MemoryStore:
                     "last_accessed_at": f"arrow_cast(timestamp '{moment}', '{UTC_MICROSECONDS}')",
                 },
             )
-            after = self.table.version
+            after = self._committed(before)
             self.snapshots.advance(before, after, lambda old: old.touched(after, memory_ids, when))
             self._after_write()
 
@@ -317,11 +357,11 @@ class MemoryStore:
     def optimize(self) -> None:
         """Compact files, fold new rows into the indexes and prune old versions."""
         with self.write_lock():
-            before = self.table.version
+            before = self.current_version()
             self.table.optimize(
                 cleanup_older_than=timedelta(seconds=self.settings.version_retention_seconds)
             )
-            self.snapshots.advance(before, self.table.version)  # same rows, compacted
+            self.snapshots.advance(before, self._committed(before))  # same rows, compacted
             self._writes_since_optimize = 0
 
     def version_count(self) -> int:

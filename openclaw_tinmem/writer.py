@@ -8,7 +8,7 @@ meanwhile) and falls back to the similarity rule when it no longer holds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
@@ -22,6 +22,7 @@ from openclaw_tinmem.dedup import (
 )  # fmt: skip
 from openclaw_tinmem.embeddings import Embedder, Vector
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.levels import RuleSummarizer
 from openclaw_tinmem.models import (
     Action,
     Category,
@@ -58,6 +59,26 @@ class Draft:
 class Prepared:
     memory: Memory
     vector: Vector
+
+
+@dataclass
+class PendingBatch:
+    """Memories decided in this write, committed together in one LanceDB write."""
+
+    memories: dict[str, Memory] = field(default_factory=dict)
+    vectors: dict[str, Vector] = field(default_factory=dict)
+
+    def add(self, memory: Memory, vector: Vector) -> None:
+        self.memories[memory.id] = memory
+        self.vectors[memory.id] = vector
+
+    def find_hash(self, candidate: Memory) -> Memory | None:
+        return next(
+            (m for m in self.memories.values()
+             if (m.scope, m.category, m.content_hash)
+             == (candidate.scope, candidate.category, candidate.content_hash)),
+            None,
+        )  # fmt: skip
 
 
 class MemoryWriter:
@@ -105,14 +126,17 @@ class MemoryWriter:
         return memory
 
     def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
-        """Decide for all (one judge call), then commit each under the write lock."""
+        """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         decisions = self.judge.decide_batch(items)
         with self.store.write_lock():  # read-recheck-write is atomic across processes
-            return [
-                self._commit(item, decision)
+            batch = PendingBatch()
+            outcomes = [
+                self._commit(item, decision, batch)
                 for item, decision in zip(prepared, decisions, strict=True)
             ]
+            self.store.upsert(list(batch.memories.values()), list(batch.vectors.values()))
+        return outcomes
 
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
         ranked = self.store.vector_search(
@@ -123,37 +147,46 @@ class MemoryWriter:
             Neighbour(stored[i], score) for i, score in ranked if i in stored and i != memory.id
         ]
 
-    def _commit(self, item: Prepared, decision: Decision) -> WriteOutcome:
+    def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
+        """A memory as it is now: written earlier in this batch, or in the store."""
+        return batch.memories.get(memory_id) or self.store.get([memory_id]).get(memory_id)
+
+    def _commit(self, item: Prepared, decision: Decision, batch: PendingBatch) -> WriteOutcome:
         candidate = item.memory
-        existing = self.store.get([candidate.id]).get(candidate.id)
+        existing = self._current(candidate.id, batch)
         if existing is not None:  # a replayed capture: already written
             return WriteOutcome(Action.SKIPPED, existing, existing.id, "already written")
-        duplicate = self.store.find_by_hash(
+        duplicate = batch.find_hash(candidate) or self.store.find_by_hash(
             candidate.scope, candidate.category, candidate.content_hash
         )
         if duplicate is not None:
             return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
         if decision.target is not None:
-            current = self.store.get([decision.target.id]).get(decision.target.id)
+            current = self._current(decision.target.id, batch)
             if current is None or current.updated_at != decision.target.updated_at:
-                neighbours = self.neighbours(item.vector, candidate)
-                decision = decide_by_similarity(candidate.category, neighbours, self.settings)
+                if current is not None and decision.target.id in batch.memories:
+                    decision = replace(decision, target=current)  # merged into earlier in this turn
+                else:
+                    neighbours = self.neighbours(item.vector, candidate)
+                    decision = decide_by_similarity(candidate.category, neighbours, self.settings)
         if decision.action is Action.SKIPPED and decision.target is not None:
             return WriteOutcome(
                 Action.SKIPPED, decision.target, decision.target.id, decision.reason
             )
         if decision.action is Action.MERGED and decision.target is not None:
             merged = self._merge(decision.target, candidate, decision)
-            self.store.upsert([merged], self.embedder.embed_documents([merged.content]))
+            batch.add(merged, self.embedder.embed_documents([merged.content])[0])
             return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
-        self.store.upsert([candidate], [item.vector])
+        batch.add(candidate, item.vector)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
 
     def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
         content = decision.content or merge_contents(existing.content, candidate.content)
         headline, summary = decision.headline, decision.summary
         if not (headline and summary):
-            generated_headline, generated_summary = self.summarizer.levels(content)
+            # The judge's one call writes merged levels; without them the rules do, so a merge
+            # never costs an extra LLM call.
+            generated_headline, generated_summary = RuleSummarizer().levels(content)
             headline, summary = headline or generated_headline, summary or generated_summary
         return existing.model_copy(
             update={

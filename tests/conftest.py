@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLLM
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.testing import FakeLLM
 from openclaw_tinmem.tools import Toolbox
 
 

@@ -6,8 +6,6 @@ import textwrap
 import time
 from pathlib import Path
 
-from fake_llm import FakeLLM, Reply
-
 from openclaw_tinmem.capture import CapturePipeline, CaptureWorker, memory_id_for, split_turn
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
@@ -16,6 +14,7 @@ from openclaw_tinmem.journal import Journal, TurnRecord
 from openclaw_tinmem.models import Action
 from openclaw_tinmem.plugin import TinmemPlugin
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.testing import FakeLLM, Reply
 
 
 def test_split_turn_cleans_and_keeps_context() -> None:

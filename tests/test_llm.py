@@ -1,7 +1,6 @@
 from datetime import UTC, datetime
 
 import pytest
-from fake_llm import FakeLLM, Reply
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.dedup import LLMJudge, Neighbour
@@ -10,6 +9,7 @@ from openclaw_tinmem.events import Message
 from openclaw_tinmem.extraction import LLMExtractor
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, Memory
+from openclaw_tinmem.testing import FakeLLM, Reply
 
 TEA = {
     "category": "preferences",

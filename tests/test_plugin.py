@@ -4,7 +4,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLLM, Reply
 
 from openclaw_tinmem import plugin as plugin_module
 from openclaw_tinmem.config import Settings
@@ -20,6 +19,7 @@ from openclaw_tinmem.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.host import Host, load_plugins
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.plugin import TinmemPlugin, recall_scopes, scope_for
+from openclaw_tinmem.testing import FakeLLM, Reply
 
 
 def echo_model(messages: Sequence[Message], tools: Sequence[ToolRegistration]) -> str:

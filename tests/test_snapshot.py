@@ -81,3 +81,15 @@ def test_writes_and_access_updates_do_not_reload(service: MemoryService) -> None
     assert ids == sorted(service.store.snapshot().positions)
     for memory_id in ids:  # the advanced copy equals what a fresh reader loads
         assert fresh.get([memory_id]) == service.store.get([memory_id])
+
+
+def test_limit_beyond_the_rows_and_dead_rows() -> None:
+    snapshot = Snapshot.from_arrow(1, _table(["a", "b"], ["global", "global"], [[1, 0], [0, 1]]), 2)
+    assert len(snapshot.search(np.array([1, 0], dtype=np.float32), 50)) == 2
+    rewritten = _table(["a"], ["global"], [[0, 1]]).drop_columns(["vector"])
+    changed = snapshot.changed(2, rewritten, np.array([[0, 1]], dtype=np.float32), ["b"])
+    hits = changed.search(np.array([0, 1], dtype=np.float32), 50)
+    assert [i for i, _ in hits] == ["a"] and hits[0][1] == 1.0  # only the new version of "a"
+    assert (
+        snapshot.search(np.array([1, 0], dtype=np.float32), 1)[0][0] == "a"
+    )  # the old view is intact

@@ -111,9 +111,13 @@ def test_two_processes_lose_no_write_and_create_no_duplicate(
     assert sum("shared deploy" in content for content in contents) == 1
 
 
-def test_vector_index_follows_writes_from_another_handle(
-    settings: Settings, service: MemoryService, embedder: FastEmbedEmbedder
+def test_reads_follow_writes_from_another_handle(
+    settings: Settings,
+    make_service,
+    embedder: FastEmbedEmbedder,  # type: ignore[no-untyped-def]
 ) -> None:
+    # read_consistency_seconds bounds how stale a read may be; 0 means always current.
+    service = make_service(settings.model_copy(update={"read_consistency_seconds": 0.0}))
     service.recall("warm the vector snapshot")
     other = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
     vector = embedder.embed_documents(["The office moved to Lisbon"])

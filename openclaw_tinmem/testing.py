@@ -1,4 +1,4 @@
-"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat completions API.
+"""A fake OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
 
 Replies are scripted per request; every request body is recorded. Used through the real
 ``openai`` + ``instructor`` clients, never mocked.
@@ -18,7 +18,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply: JSON content (fenced like many servers do), raw text, a status, a delay."""
+    """A scripted reply: JSON content (fenced, as many servers do), raw text, status, delay."""
 
     content: Any = None
     raw: str | None = None

@@ -1,0 +1,288 @@
+"""LoCoMo turn-level retrieval benchmark: our configurations and peers side by side, one run.
+
+    python -m benchmarks.locomo ../shared/bench/locomo-dev.json
+
+Every turn of a conversation is stored as a memory (speaker and session date in the text, the
+image caption when a photo was shared, the dia_id as source reference) through the product's
+batch import path, one scope per conversation. Each question is asked through the normal
+recall path against its conversation's scope only, and the ranked dia_ids are scored against
+the evidence (see ``benchmarks/metrics.py`` and ``../shared/bench/README.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from benchmarks.metrics import QuestionScore, aggregate, parse_evidence, score_question
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.injection import estimate_tokens
+from openclaw_tinmem.maintenance import import_memories
+from openclaw_tinmem.models import Level
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store import MemoryStore
+
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    session: int
+    speaker: str
+    text: str
+    date: str
+
+    def memory_text(self) -> str:
+        return f"{self.speaker} ({self.date}): {self.text}"
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    evidence: list[str]
+    category: int
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[Turn] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    malformed_evidence: int = 0
+
+    @property
+    def scope(self) -> str:
+        return f"custom:locomo-{self.sample_id}"
+
+
+def load(path: Path) -> list[Conversation]:
+    conversations = []
+    for sample in json.loads(path.read_text()):
+        conversation = Conversation(str(sample["sample_id"]))
+        data = sample["conversation"]
+        sessions = sorted(
+            int(key.split("_")[1])
+            for key in data
+            if key.startswith("session_") and key.count("_") == 1
+        )
+        for number in sessions:
+            date = str(data.get(f"session_{number}_date_time", ""))
+            for turn in data[f"session_{number}"]:
+                text = str(turn.get("text", ""))
+                if turn.get("blip_caption"):
+                    text += f" [shares a photo: {turn['blip_caption']}]"
+                conversation.turns.append(
+                    Turn(str(turn["dia_id"]), number, str(turn["speaker"]), text, date)
+                )
+        for qa in sample.get("qa", []):
+            evidence, malformed = parse_evidence(qa.get("evidence", []))
+            conversation.malformed_evidence += malformed
+            if evidence:
+                conversation.questions.append(
+                    Question(str(qa["question"]), evidence, int(qa["category"]))
+                )
+        conversations.append(conversation)
+    return conversations
+
+
+def ingest(service: MemoryService, conversations: Sequence[Conversation]) -> float:
+    """Store every turn through the batch import path; returns the seconds it took."""
+    started = time.perf_counter()
+    for conversation in conversations:
+        lines = [
+            json.dumps({"content": turn.memory_text(), "category": "events", "scope": conversation.scope,
+                        "source_ref": turn.dia_id, "headline": turn.memory_text()[:200],
+                        "summary": turn.memory_text()})
+            for turn in conversation.turns
+        ]  # fmt: skip
+        import_memories(service, lines)
+    return time.perf_counter() - started
+
+
+Retriever = Callable[[Conversation, str], list[str]]
+
+
+@dataclass
+class RunResult:
+    name: str
+    scores: list[QuestionScore] = field(default_factory=list)
+    adversarial: list[QuestionScore] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    tokens: dict[str, list[int]] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        latencies = sorted(self.latencies_ms)
+        result: dict[str, Any] = {
+            "name": self.name,
+            "overall": aggregate(self.scores),
+            "by_category": {
+                CATEGORY_NAMES[c]: aggregate([s for s in self.scores if s.category == c])
+                for c in (1, 2, 3, 4)
+            },
+            "adversarial": aggregate(self.adversarial),
+            "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
+            "latency_p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1)
+            if latencies
+            else None,
+        }
+        if self.tokens:
+            result["tokens_per_query"] = {
+                level: round(statistics.mean(values), 1) for level, values in self.tokens.items()
+            }
+        return result
+
+
+def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriever,
+             progress: Progress, service: MemoryService | None = None) -> RunResult:  # fmt: skip
+    result = RunResult(name)
+    total = sum(len(c.questions) for c in conversations)
+    task = progress.add_task(f"{name:<18}", total=total)
+    for conversation in conversations:
+        for question in conversation.questions:
+            started = time.perf_counter()
+            ranked = retrieve(conversation, question.text)
+            result.latencies_ms.append((time.perf_counter() - started) * 1000)
+            score = score_question(ranked, question.evidence, question.category)
+            (result.adversarial if question.category == 5 else result.scores).append(score)
+            progress.advance(task)
+    return result
+
+
+def tinmem_retriever(service: MemoryService, limit: int = 10) -> Retriever:
+    def retrieve(conversation: Conversation, question: str) -> list[str]:
+        hits = service.recall(question, scopes=[conversation.scope], limit=limit)
+        return [hit.memory.source_ref for hit in hits]
+
+    return retrieve
+
+
+def token_counts(
+    service: MemoryService, conversations: Sequence[Conversation], sample: int = 100
+) -> dict[str, list[int]]:
+    counts: dict[str, list[int]] = {level.value: [] for level in Level}
+    questions = [(c, q) for c in conversations for q in c.questions][:sample]
+    for conversation, question in questions:
+        hits = service.recall(question.text, scopes=[conversation.scope], limit=10)
+        for level in Level:
+            counts[level.value].append(
+                sum(estimate_tokens(hit.memory.text_at(level)) for hit in hits)
+            )
+    return counts
+
+
+CONFIGURATIONS: dict[str, dict[str, Any]] = {
+    "full-text": {"vector_weight": 0.0, "rerank": False},
+    "vector": {"text_weight": 0.0, "rerank": False},
+    "hybrid": {"rerank": False},
+    "hybrid+rerank": {"rerank": True},
+    "default": {},
+}
+
+
+def bm25_peer(conversations: Sequence[Conversation]) -> Retriever:
+    """A plain BM25 baseline from the bm25s library, one index per conversation."""
+    import bm25s
+
+    indexes = {}
+    for conversation in conversations:
+        corpus = [turn.memory_text() for turn in conversation.turns]
+        retriever = bm25s.BM25()
+        retriever.index(
+            bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+        )
+        indexes[conversation.sample_id] = (retriever, [turn.dia_id for turn in conversation.turns])
+
+    def retrieve(conversation: Conversation, question: str) -> list[str]:
+        retriever, ids = indexes[conversation.sample_id]
+        tokens = bm25s.tokenize([question], stopwords="en", show_progress=False)
+        documents, _ = retriever.retrieve(tokens, k=min(10, len(ids)), show_progress=False)
+        return [ids[int(index)] for index in documents[0]]
+
+    return retrieve
+
+
+def markdown_table(results: Sequence[dict[str, Any]]) -> str:
+    header = "| system | frac@5 | frac@10 | all@10 | any@5 | nDCG@10 | MRR | session any@5 | p50 ms | p95 ms |"
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
+    for result in results:
+        o = result["overall"]
+        lines.append(
+            f"| {result['name']} | {o['frac@5']} | {o['frac@10']} | {o['all@10']} | {o['any@5']} | "
+            f"{o['ndcg@10']} | {o['mrr']} | {o['session_any@5']} | {result['latency_p50_ms']} | {result['latency_p95_ms']} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("path", type=Path, help="a file in LoCoMo's format")
+    parser.add_argument(
+        "--configs", nargs="+", default=list(CONFIGURATIONS), choices=list(CONFIGURATIONS)
+    )
+    parser.add_argument("--peers", nargs="*", default=["bm25"], choices=["bm25"])
+    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
+    arguments = parser.parse_args()
+    conversations = load(arguments.path)
+    root = Path(tempfile.mkdtemp(prefix="tinmem-locomo-"))
+    base = Settings(db_path=str(root / "db"), track_access=False, query_cache_size=0)
+    embedder = FastEmbedEmbedder(base)
+    try:
+        store = MemoryStore(base, model_name=embedder.model_name, dimension=embedder.dimension)
+        ingest_seconds = ingest(MemoryService(base, store, embedder), conversations)
+        results = []
+        with Progress() as progress:
+            for name in arguments.configs:
+                settings = base.model_copy(update=CONFIGURATIONS[name])
+                service = MemoryService(settings, MemoryStore(settings, model_name=embedder.model_name,
+                                                              dimension=embedder.dimension), embedder)  # fmt: skip
+                run = evaluate(name, conversations, tinmem_retriever(service), progress)
+                run.tokens = token_counts(service, conversations)
+                results.append(run.summary())
+                service.close()
+            if "bm25" in arguments.peers:
+                results.append(
+                    evaluate(
+                        "peer: bm25s", conversations, bm25_peer(conversations), progress
+                    ).summary()
+                )
+        report = {
+            "data": str(arguments.path),
+            "conversations": len(conversations),
+            "turns": sum(len(c.turns) for c in conversations),
+            "questions_1_to_4": sum(
+                1 for c in conversations for q in c.questions if q.category != 5
+            ),
+            "malformed_evidence_ids": sum(c.malformed_evidence for c in conversations),
+            "ingest_seconds": round(ingest_seconds, 1),
+            "results": results,
+        }
+        arguments.output.parent.mkdir(parents=True, exist_ok=True)
+        arguments.output.write_text(json.dumps(report, indent=2))
+        print(markdown_table(results))
+        print(json.dumps({k: v for k, v in report.items() if k != "results"}))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
