@@ -219,10 +219,65 @@ def bm25_peer(conversations: Sequence[Conversation]) -> Retriever:
     return retrieve
 
 
+class Mem0Embedder:
+    """mem0's embedder interface over our embedder: the same model, queries and documents apart."""
+
+    def __init__(self, embedder: FastEmbedEmbedder) -> None:
+        self.embedder = embedder
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        if memory_action == "search":
+            return self.embedder.embed_query(text).tolist()
+        return self.embedder.embed_documents([text])[0].tolist()
+
+    def embed_batch(self, texts: list[str], memory_action: str | None = None) -> list[list[float]]:
+        return [self.embed(text, memory_action) for text in texts]
+
+
+def mem0_peer(
+    conversations: Sequence[Conversation], embedder: FastEmbedEmbedder, root: Path
+) -> Retriever:
+    """mem0 running locally: infer=False (no LLM), an on-disk Qdrant, our embedding model.
+
+    mem0's LLM client is created at start-up but never called with infer=False; it points at a
+    closed loopback port so that nothing could leave the machine, and telemetry is disabled.
+    """
+    import os
+
+    os.environ["MEM0_TELEMETRY"] = "False"
+    os.environ["MEM0_DIR"] = str(root / "mem0-home")
+    from mem0 import Memory
+
+    config = {
+        "vector_store": {"provider": "qdrant", "config": {"path": str(root / "qdrant"),
+                         "collection_name": "locomo", "embedding_model_dims": embedder.dimension}},
+        "embedder": {"provider": "mock", "config": {"embedding_dims": embedder.dimension}},
+        "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"}},
+        "history_db_path": str(root / "mem0-history.db"),
+    }  # fmt: skip
+    memory = Memory.from_config(config)
+    memory.embedding_model = Mem0Embedder(embedder)
+    for conversation in conversations:
+        for turn in conversation.turns:
+            memory.add([{"role": "user", "content": turn.memory_text()}], user_id=conversation.sample_id,
+                       metadata={"dia_id": turn.dia_id}, infer=False)  # fmt: skip
+
+    def retrieve(conversation: Conversation, question: str) -> list[str]:
+        found = memory.search(
+            question, top_k=10, filters={"user_id": conversation.sample_id}, threshold=0.0
+        )
+        return [str(item["metadata"]["dia_id"]) for item in found["results"]]
+
+    return retrieve
+
+
 def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     header = "| system | frac@5 | frac@10 | all@10 | any@5 | nDCG@10 | MRR | session any@5 | p50 ms | p95 ms |"
     lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
     for result in results:
+        if "skipped" in result:
+            lines.append(f"| {result['name']} | skipped: {result['skipped']} |")
+            continue
         o = result["overall"]
         lines.append(
             f"| {result['name']} | {o['frac@5']} | {o['frac@10']} | {o['all@10']} | {o['any@5']} | "
@@ -239,7 +294,7 @@ def main() -> None:
     parser.add_argument(
         "--configs", nargs="+", default=list(CONFIGURATIONS), choices=list(CONFIGURATIONS)
     )
-    parser.add_argument("--peers", nargs="*", default=["bm25"], choices=["bm25"])
+    parser.add_argument("--peers", nargs="*", default=["bm25", "mem0"], choices=["bm25", "mem0"])
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
     conversations = load(arguments.path)

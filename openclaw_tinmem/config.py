@@ -149,6 +149,20 @@ class Settings(BaseModel):
         4, ge=0, le=20, description="Earlier messages given to extraction as context"
     )
 
+    # --- tools
+    tool_sets: Literal["tinmem", "workspace", "both"] = Field(
+        "both", description="Tools offered: the tinmem tools, the IronClaw workspace tools, or both"
+    )
+    workspace_writes_per_minute: int = Field(
+        20, ge=1, description="memory_write calls allowed per agent in any minute"
+    )
+    workspace_writes_per_hour: int = Field(
+        200, ge=1, description="memory_write calls allowed per agent in any hour"
+    )
+    workspace_search_memories: bool = Field(
+        False, description="memory_search also searches the structured memories (global scope)"
+    )
+
     # --- LLM (extraction and dedup)
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint (empty: no LLM)")
     llm_api_key: str | None = Field(None, description="API key; falls back to OPENAI_API_KEY")

@@ -12,6 +12,7 @@ from typing import Any
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.tools import TINMEM_TOOLS
+from openclaw_tinmem.workspace_tools import WORKSPACE_TOOLS
 
 SKILL_PATH = "skills/tinmem-memory-system/SKILL.md"
 REGENERATE = "python -m openclaw_tinmem.manifest > plugin.toml"
@@ -32,7 +33,8 @@ def manifest() -> dict[str, Any]:
     from openclaw_tinmem import __version__
 
     tools = {}
-    for definition in TINMEM_TOOLS:
+    workspace = {definition.name for definition in WORKSPACE_TOOLS}
+    for definition in (*TINMEM_TOOLS, *WORKSPACE_TOOLS):
         schema = definition.parameters()
         required = set(schema.get("required", []))
         parameters = {}
@@ -42,7 +44,10 @@ def manifest() -> dict[str, Any]:
                 entry["items_enum"] = prop["items"]["enum"]
             entry["required"] = name in required
             parameters[name] = entry
-        tools[definition.name] = {"description": definition.description, "parameters": parameters}
+        tool_set = "workspace" if definition.name in workspace else "tinmem"
+        tools[definition.name] = {
+            "tool_set": tool_set, "description": definition.description, "parameters": parameters,
+        }  # fmt: skip
     config = {}
     for name, field in Settings.model_fields.items():
         entry = {"env": f"TINMEM_{name.upper()}", "description": field.description or ""}
@@ -60,6 +65,8 @@ def manifest() -> dict[str, Any]:
             "entry_point_group": ENTRY_POINT_GROUP,
             "skill": SKILL_PATH,
             "hooks": sorted(hook_names()),
+            "tool_sets": ["tinmem", "workspace"],
+            "tool_sets_option": "tool_sets",
         },
         "tools": tools,
         "config": config,

@@ -36,7 +36,8 @@ from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import GLOBAL_SCOPE, Hit
 from openclaw_tinmem.recall import is_small_talk
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.tools import TINMEM_TOOLS, Toolbox
+from openclaw_tinmem.tools import Toolbox
+from openclaw_tinmem.workspace_tools import build_toolbox, enabled_definitions
 
 logger = logging.getLogger("openclaw_tinmem")
 TRACE_VARIABLE = "TINMEM_TRACE"
@@ -241,7 +242,7 @@ class TinmemPlugin:
     @hookimpl
     def register_tools(self, register: Callable[[ToolRegistration], None]) -> None:
         toolbox = LazyToolbox(self)
-        for spec in TINMEM_TOOLS:
+        for spec in enabled_definitions(self.settings.tool_sets):
             register(ToolRegistration(
                 name=spec.name, description=spec.description, parameters=spec.parameters(),
                 handler=toolbox.handler(spec.name), async_handler=toolbox.async_handler(spec.name),
@@ -257,7 +258,7 @@ class LazyToolbox:
 
     def toolbox(self) -> Toolbox:
         if self._toolbox is None:
-            self._toolbox = Toolbox(self.owner.service)
+            self._toolbox = build_toolbox(self.owner.service)
         return self._toolbox
 
     def handler(self, name: str) -> Callable[[object], object]:

@@ -101,7 +101,7 @@ class MemoryStore:
         self.uri = settings.resolved_db_path()
         if settings.is_local_store():
             Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
-        self._database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+        self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
         self._writes_since_optimize = 0
         self._thread_lock = threading.RLock()
         self._file_lock = (
@@ -121,8 +121,8 @@ class MemoryStore:
 
     def _open_or_create(self) -> Any:
         name = self.settings.table_name
-        if name in self._database.list_tables().tables:
-            table = self._database.open_table(name)
+        if name in self.database.list_tables().tables:
+            table = self.database.open_table(name)
             if self._verify_model:
                 self._check_model(table.schema)
             return table
@@ -132,7 +132,7 @@ class MemoryStore:
         return memory_schema(self.model_name, self.dimension)
 
     def _create(self, data: pa.Table, *, mode: str) -> Any:
-        table = self._database.create_table(
+        table = self.database.create_table(
             self.settings.table_name, data=data, schema=self.schema(), mode=mode
         )
         table.create_index("search_text", config=FTS(with_position=False))

@@ -32,12 +32,12 @@ logger = logging.getLogger("openclaw_tinmem")
 class ToolResult:
     """A JSON object for machines and a short text for people (and models)."""
 
-    data: dict[str, Any]
+    data: Any  # a JSON object; memory_tree returns the spec's JSON array
     text: str
 
     @property
     def is_error(self) -> bool:
-        return "error" in self.data
+        return isinstance(self.data, dict) and "error" in self.data
 
 
 Handler = Callable[[Any], ToolResult]
@@ -105,14 +105,15 @@ def _outcome_text(outcome: WriteOutcome) -> str:
 class Toolbox:
     """The tinmem tools bound to one MemoryService."""
 
-    def __init__(self, service: MemoryService) -> None:
+    def __init__(self, service: MemoryService, *, include_tinmem: bool = True) -> None:
         self.service = service
         handlers: dict[str, Handler] = {
             "memory_recall": self._recall, "memory_store": self._store,
             "memory_forget": self._forget, "memory_update": self._update,
         }  # fmt: skip
         self.tools: dict[str, tuple[ToolDefinition, Handler]] = {
-            definition.name: (definition, handlers[definition.name]) for definition in TINMEM_TOOLS
+            definition.name: (definition, handlers[definition.name])
+            for definition in (TINMEM_TOOLS if include_tinmem else ())
         }
 
     def names(self) -> list[str]:

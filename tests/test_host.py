@@ -51,7 +51,16 @@ def test_sync_host_awaits_async_hookimpls_and_routes_tools(plugin: TinmemPlugin)
         return "ok"
 
     host = Host(load_plugins([plugin, AsyncContextPlugin()], entry_points=False), model)
-    assert set(host.tools) == {"memory_recall", "memory_store", "memory_forget", "memory_update"}
+    assert set(host.tools) == {
+        "memory_recall",
+        "memory_store",
+        "memory_forget",
+        "memory_update",
+        "memory_search",
+        "memory_write",
+        "memory_read",
+        "memory_tree",
+    }
     stored = host.call_tool(
         "memory_store", {"content": "User's dog is called Pixel", "category": "entities"}
     )

@@ -8,6 +8,7 @@ from openclaw_tinmem.manifest import manifest, render_manifest
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.plugin import TinmemPlugin
 from openclaw_tinmem.tools import TINMEM_TOOLS
+from openclaw_tinmem.workspace_tools import WORKSPACE_TOOLS
 
 ROOT = Path(__file__).parent.parent
 
@@ -18,7 +19,7 @@ def test_committed_manifest_matches_the_code() -> None:
         "regenerate: python -m openclaw_tinmem.manifest > plugin.toml"
     )
     assert set(committed["plugin"]["hooks"]) == set(hook_names())
-    assert set(committed["tools"]) == {tool.name for tool in TINMEM_TOOLS}
+    assert set(committed["tools"]) == {tool.name for tool in (*TINMEM_TOOLS, *WORKSPACE_TOOLS)}
     assert set(committed["config"]) == set(Settings.model_fields)
     assert (ROOT / committed["plugin"]["skill"]).exists()
 
@@ -48,7 +49,7 @@ def test_skill_file_covers_tools_categories_and_levels() -> None:
     skill = (ROOT / "skills/tinmem-memory-system/SKILL.md").read_text()
     front = re.match(r"^---\nname: (.+)\ndescription: (.+)\n---\n", skill)
     assert front and front.group(1) == "tinmem-memory-system"
-    for tool in TINMEM_TOOLS:
+    for tool in (*TINMEM_TOOLS, *WORKSPACE_TOOLS):
         assert f"### {tool.name}" in skill
         for parameter in tool.parameters()["properties"]:
             assert f"`{parameter}`" in skill, (tool.name, parameter)

@@ -1,0 +1,72 @@
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from openclaw_tinmem.config import Settings
+
+
+async def test_mcp_server_over_stdio(settings: Settings, tmp_path: Path) -> None:
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
+        "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+    }
+    (tmp_path / "none.toml").write_text("")
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["-m", "openclaw_tinmem", "mcp"], env=environment
+    )
+    with anyio.fail_after(120):
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            tools = {tool.name: tool for tool in listed.tools}
+            assert set(tools) == {
+                "memory_recall",
+                "memory_store",
+                "memory_forget",
+                "memory_update",
+                "memory_search",
+                "memory_write",
+                "memory_read",
+                "memory_tree",
+            }
+            assert tools["memory_store"].input_schema["required"] == ["content", "category"]
+            stored = await session.call_tool(
+                "memory_store", {"content": "User prefers Helix editor", "category": "preferences"}
+            )
+            assert not stored.is_error and json.loads(stored.content[0].text)["action"] == "created"
+            recalled = await session.call_tool("memory_recall", {"query": "which text editor"})
+            assert "Helix" in recalled.content[0].text
+            await session.call_tool(
+                "memory_update", {"id": json.loads(stored.content[0].text)["id"], "importance": 0.9}
+            )
+            written = await session.call_tool(
+                "memory_write", {"content": "Release on Friday", "target": "memory"}
+            )
+            assert json.loads(written.content[0].text)["path"] == "MEMORY.md"
+            assert "MEMORY.md" in (await session.call_tool("memory_tree", {})).content[0].text
+            assert (
+                "Friday"
+                in (await session.call_tool("memory_read", {"path": "MEMORY.md"})).content[0].text
+            )
+            assert (
+                "Friday"
+                in (await session.call_tool("memory_search", {"query": "when is the release"}))
+                .content[0]
+                .text
+            )
+            forgotten = await session.call_tool(
+                "memory_forget", {"id": json.loads(stored.content[0].text)["id"]}
+            )
+            assert not forgotten.is_error
+            bad = await session.call_tool("memory_store", {"content": "x", "category": "nope"})
+            assert bad.is_error and "category" in bad.content[0].text
+            traversal = await session.call_tool("memory_read", {"path": "../secrets"})
+            assert traversal.is_error and "invalid path" in traversal.content[0].text
