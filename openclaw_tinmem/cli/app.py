@@ -1,0 +1,111 @@
+"""The ``tinmem`` group, its shared state and helpers; commands live beside it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from openclaw_tinmem.config import DEFAULT_CONFIG_PATH, Settings, load_settings
+from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.tools import Toolbox, ToolResult
+
+EXIT_INVALID = 2
+console = Console(stderr=True)
+CATEGORY_CHOICE = click.Choice([category.value for category in Category])
+
+
+@dataclass
+class CliState:
+    """Settings and a lazily built service shared by the commands of one invocation."""
+
+    config_path: str | None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    _settings: Settings | None = None
+    _service: MemoryService | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.config_path, overrides=self.overrides)
+        return self._settings
+
+    @property
+    def service(self) -> MemoryService:
+        if self._service is None:
+            self._service = MemoryService.from_settings(self.settings)
+        return self._service
+
+    @property
+    def toolbox(self) -> Toolbox:
+        from openclaw_tinmem.workspace_tools import build_toolbox
+
+        return build_toolbox(self.service)
+
+    def close(self) -> None:
+        if self._service is not None:
+            self._service.close()
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, default=str, indent=None))
+
+
+@contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Our errors become one clear line on stderr and exit code 2."""
+    try:
+        yield
+    except TinmemError as error:
+        console.print(f"[red]error:[/red] {error.message}", highlight=False)
+        sys.exit(EXIT_INVALID)
+
+
+def progress_bar(description: str, total: int) -> Progress:
+    return Progress(
+        TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=False,
+    )  # fmt: skip
+
+
+def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: bool) -> None:
+    """Run a tool; print its JSON (or text) and exit 2 on an error result."""
+    with friendly_errors():
+        result: ToolResult = state.toolbox.call(name, arguments)
+    if as_json:
+        emit_json(result.data)
+    else:
+        click.echo(result.text)
+    if result.is_error:
+        sys.exit(EXIT_INVALID)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help=f"Config file (default: $TINMEM_CONFIG or {DEFAULT_CONFIG_PATH}).",
+)
+@click.option("--db-path", help="Override the store location (TINMEM_DB_PATH).")
+@click.version_option(package_name="openclaw-tinmem")
+@click.pass_context
+def main(context: click.Context, config_path: str | None, db_path: str | None) -> None:
+    """openclaw-tinmem: persistent memory for AI agents.
+
+    Memories live in an embedded LanceDB store and are found by hybrid (vector + full-text)
+    search. Every command takes --help.
+    """
+    overrides = {"db_path": db_path} if db_path else {}
+    state = CliState(config_path, overrides)
+    context.obj = state
+    context.call_on_close(state.close)

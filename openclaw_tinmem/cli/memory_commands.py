@@ -1,0 +1,165 @@
+"""Commands on memories: list, search, store, update, forget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from openclaw_tinmem.cli.app import (
+    CATEGORY_CHOICE,
+    CliState,
+    emit_json,
+    friendly_errors,
+    main,
+    run_tool,
+)  # fmt: skip
+from openclaw_tinmem.models import Category, Level
+
+
+@main.command("list")
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
+@click.option(
+    "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
+)
+@click.option("--limit", default=50, show_default=True, help="Most recent N memories.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.pass_obj
+def list_command(
+    state: CliState, scopes: tuple[str, ...], categories: tuple[str, ...], limit: int, as_json: bool
+) -> None:
+    """List stored memories, most recently updated first."""
+    with friendly_errors():
+        memories = state.service.store.list_memories(
+            scopes=list(scopes) or None,
+            categories=[Category(c) for c in categories] or None,
+            limit=limit,
+        )
+    if as_json:
+        for memory in memories:
+            emit_json(memory.public_dict())
+        return
+    table = Table("id", "scope", "category", "headline", "importance", "updated")
+    for memory in memories:
+        table.add_row(
+            memory.id,
+            memory.scope,
+            memory.category.value,
+            memory.headline,
+            f"{memory.importance:.2f}",
+            memory.updated_at.strftime("%Y-%m-%d %H:%M"),
+        )
+    Console().print(table)
+
+
+@main.command()
+@click.argument("query")
+@click.option(
+    "--scope", "scopes", multiple=True, help="Scopes to search (repeatable; default global)."
+)
+@click.option(
+    "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
+)
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 100))
+@click.option("--level", type=click.Choice(["L0", "L1", "L2"]), default="L1", show_default=True)
+@click.option("--rerank/--no-rerank", default=None, help="Override the configured rerank setting.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.pass_obj
+def search(
+    state: CliState,
+    query: str,
+    scopes: tuple[str, ...],
+    categories: tuple[str, ...],
+    limit: int,
+    level: str,
+    rerank: bool | None,
+    as_json: bool,
+) -> None:
+    """Hybrid search over memories (the same path as memory_recall)."""
+    with friendly_errors():
+        hits = state.service.recall(
+            query,
+            scopes=list(scopes) or ["global"],
+            limit=limit,
+            rerank=rerank,
+            categories=[Category(c) for c in categories] or None,
+        )
+    results = [hit.to_dict(Level(level)) for hit in hits]
+    if as_json:
+        emit_json({"query": query, "results": results})
+        return
+    for result in results:
+        where = f"({result['id']}, {result['match']})"
+        click.echo(f"{result['score']:.3f}  [{result['category']}] {result['text']}  {where}")
+    if not results:
+        click.echo("No matching memories.")
+
+
+@main.command()
+@click.argument("content")
+@click.option("--category", required=True, type=CATEGORY_CHOICE)
+@click.option("--scope", default="global", show_default=True)
+@click.option("--importance", default=0.5, show_default=True, type=float)
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def store(
+    state: CliState,
+    content: str,
+    category: str,
+    scope: str,
+    importance: float,
+    tags: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Store a memory (the same path as memory_store)."""
+    arguments = {"content": content, "category": category, "scope": scope, "importance": importance}
+    if tags:
+        arguments["tags"] = list(tags)
+    run_tool(state, "memory_store", arguments, as_json)
+
+
+@main.command()
+@click.argument("memory_id")
+@click.option("--content")
+@click.option("--summary")
+@click.option("--headline")
+@click.option("--importance", type=float)
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def update(
+    state: CliState, /, memory_id: str, as_json: bool, tags: tuple[str, ...], **fields: Any
+) -> None:
+    """Change fields of a memory (the same path as memory_update)."""
+    arguments = {"id": memory_id, **{k: v for k, v in fields.items() if v is not None}}
+    if tags:
+        arguments["tags"] = list(tags)
+    run_tool(state, "memory_update", arguments, as_json)
+
+
+@main.command()
+@click.argument("memory_id", required=False)
+@click.option("--query", help="Delete confident matches of this query instead of an id.")
+@click.option("--scope")
+@click.option("--category", "categories", multiple=True, type=CATEGORY_CHOICE)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def forget(
+    state: CliState,
+    memory_id: str | None,
+    query: str | None,
+    scope: str | None,
+    categories: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Delete a memory by id, or confident matches of --query (the path of memory_forget)."""
+    arguments: dict[str, Any] = {
+        "id": memory_id,
+        "query": query,
+        "scope": scope,
+        "categories": list(categories) or None,
+    }
+    run_tool(state, "memory_forget", {k: v for k, v in arguments.items() if v is not None}, as_json)
