@@ -306,8 +306,14 @@ def main() -> None:
         "--configs", nargs="+", default=list(CONFIGURATIONS), choices=list(CONFIGURATIONS)
     )
     parser.add_argument("--peers", nargs="*", default=["bm25", "mem0"], choices=["bm25", "mem0"])
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
-                        help="add a configuration 'custom' with these settings changed (repeatable)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="add a configuration 'custom' with these settings changed (repeatable)",
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
     if arguments.overrides:
@@ -330,12 +336,21 @@ def main() -> None:
                 run.tokens = token_counts(service, conversations)
                 results.append(run.summary())
                 service.close()
-            if "bm25" in arguments.peers:
-                results.append(
-                    evaluate(
-                        "peer: bm25s", conversations, bm25_peer(conversations), progress
-                    ).summary()
-                )
+            peers = {
+                "bm25": ("peer: bm25s", lambda: bm25_peer(conversations)),
+                "mem0": (
+                    "peer: mem0 (infer=False)",
+                    lambda: mem0_peer(conversations, embedder, root),
+                ),
+            }
+            for key in arguments.peers:
+                name, build = peers[key]
+                try:
+                    retriever = build()
+                except Exception as error:  # a peer that cannot run is reported, not fatal
+                    results.append({"name": name, "skipped": f"{type(error).__name__}: {error}"})
+                    continue
+                results.append(evaluate(name, conversations, retriever, progress).summary())
         report = {
             "data": str(arguments.path),
             "conversations": len(conversations),

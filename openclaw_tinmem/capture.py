@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from filelock import FileLock, Timeout
 
 from openclaw_tinmem.events import Message
-from openclaw_tinmem.extraction import Extractor, RuleExtractor
+from openclaw_tinmem.extraction import CandidateMemory, Extractor, RuleExtractor
 from openclaw_tinmem.journal import Journal, TurnRecord
 from openclaw_tinmem.models import Source, WriteOutcome
 from openclaw_tinmem.sanitize import clean, is_noise, redact_secrets
@@ -27,6 +27,7 @@ from openclaw_tinmem.writer import Draft
 logger = logging.getLogger("openclaw_tinmem")
 CAPTURE_NAMESPACE = uuid.UUID("0b7f3c2e-5a4d-4c1b-9e8f-7d6a5b4c3d2e")
 WORKER_LOCK_NAME = ".worker.lock"
+SESSION_KIND = "session_summary"
 REPORTS_KEPT = 100
 
 
@@ -63,10 +64,24 @@ class CapturePipeline:
 
     def process(self, record: TurnRecord) -> list[WriteOutcome]:
         messages = [Message.from_dict(message) for message in record.messages]
+        if record.context.get("kind") == SESSION_KIND:
+            cleaned = [
+                Message(m.role, clean(m.content))
+                for m in messages
+                if m.role in ("user", "assistant")
+            ]
+            candidates = self.extractor.summarize_session(
+                [m for m in cleaned if m.content], record.created
+            )
+            return self._write(record, candidates)
         turn, context = split_turn(messages, self.service.settings.context_messages)
         if all(is_noise(m.content) for m in turn if m.role == "user"):
             return []  # nothing worth an LLM call
-        candidates = self.extractor.extract(turn, context, record.created)
+        return self._write(record, self.extractor.extract(turn, context, record.created))
+
+    def _write(
+        self, record: TurnRecord, candidates: Sequence[CandidateMemory]
+    ) -> list[WriteOutcome]:
         drafts = [
             Draft(
                 content=redact_secrets(candidate.content),

@@ -151,6 +151,11 @@ class Settings(BaseModel):
     flush_timeout_seconds: float = Field(
         5.0, ge=0, description="How long session_end / before_reset wait for pending captures"
     )
+    session_summary_min_messages: int = Field(
+        3,
+        ge=1,
+        description="With an LLM, sessions with at least this many user messages are summarised",
+    )
     context_messages: int = Field(
         4, ge=0, le=20, description="Earlier messages given to extraction as context"
     )

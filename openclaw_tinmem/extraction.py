@@ -12,8 +12,15 @@ from pydantic import BaseModel, Field
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.prompts import EXTRACTION_SYSTEM, extraction_prompt
+from openclaw_tinmem.prompts import (
+    EXTRACTION_SYSTEM,
+    SESSION_SUMMARY_SYSTEM,
+    extraction_prompt,
+    session_prompt,
+)
 from openclaw_tinmem.rules import extract_by_rules
+
+SESSION_IMPORTANCE = 0.6
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,10 @@ class Extractor(Protocol):
         self, turn: Sequence[Message], context: Sequence[Message], when: datetime
     ) -> list[CandidateMemory]: ...
 
+    def summarize_session(
+        self, messages: Sequence[Message], when: datetime
+    ) -> list[CandidateMemory]: ...
+
 
 class RuleExtractor:
     """No-LLM mode: clearly memorable statements in the user's own messages."""
@@ -46,6 +57,11 @@ class RuleExtractor:
             if message.role == "user"
             for found in extract_by_rules(message.content)
         ]
+
+    def summarize_session(
+        self, messages: Sequence[Message], when: datetime
+    ) -> list[CandidateMemory]:
+        return []  # a session summary needs an LLM; the turns were captured one by one
 
 
 class ExtractedMemory(BaseModel):
@@ -85,3 +101,26 @@ class LLMExtractor:
             )
             for memory in result.memories
         ]
+
+    def summarize_session(
+        self, messages: Sequence[Message], when: datetime
+    ) -> list[CandidateMemory]:
+        """One LLM call: the whole session becomes one ``events`` memory."""
+        prompt = session_prompt([(m.role, m.content) for m in messages], when)
+        record = self.llm.complete(SessionRecord, SESSION_SUMMARY_SYSTEM, prompt)
+        return [
+            CandidateMemory(
+                content=record.content,
+                category=Category.EVENTS,
+                importance=SESSION_IMPORTANCE,
+                tags=("session",),
+                headline=record.headline,
+                summary=record.summary,
+            )
+        ]
+
+
+class SessionRecord(BaseModel):
+    headline: str = Field(min_length=1, max_length=300)
+    summary: str = Field(min_length=1, max_length=2000)
+    content: str = Field(min_length=1, max_length=8000)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from openclaw_tinmem.capture import CapturePipeline, CaptureWorker
+from openclaw_tinmem.capture import SESSION_KIND, CapturePipeline, CaptureWorker
 from openclaw_tinmem.config import Settings, load_settings
 from openclaw_tinmem.events import (
     AgentEndEvent,
@@ -41,6 +41,7 @@ from openclaw_tinmem.workspace_tools import build_toolbox, enabled_definitions
 
 logger = logging.getLogger("openclaw_tinmem")
 TRACE_VARIABLE = "TINMEM_TRACE"
+SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
 _SCOPE_UNSAFE = re.compile(r"[^A-Za-z0-9._@+\-]")
 
 
@@ -225,17 +226,35 @@ class TinmemPlugin:
         except Exception:
             logger.exception("could not start the memory capture worker")
 
+    def close_session(self, event: SessionEvent, ctx: HookContext) -> None:
+        """Journal a session summary (with an LLM), then wait for pending captures (bounded)."""
+        user_messages = sum(1 for message in event.messages if message.role == "user")
+        if (
+            self.settings.llm_configured()
+            and user_messages >= self.settings.session_summary_min_messages
+        ):
+            try:
+                recent = event.messages[-SESSION_MESSAGES_KEPT:]
+                self.journal.write(TurnRecord(
+                    messages=[message.to_dict() for message in recent],
+                    scope=capture_scope(self.settings.capture_scope, ctx),
+                    context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
+                ))  # fmt: skip
+            except Exception:
+                logger.exception("could not journal the session summary")
+        self.flush()
+
     @hookimpl
     def session_end(self, event: SessionEvent, ctx: HookContext) -> None:
-        self.flush()
+        self.close_session(event, ctx)
 
     @hookimpl
     def before_reset(self, event: SessionEvent, ctx: HookContext) -> None:
-        self.flush()
+        self.close_session(event, ctx)
 
     @hookimpl
     def before_compaction(self, event: SessionEvent, ctx: HookContext) -> None:
-        self.flush()
+        self.close_session(event, ctx)
 
     # ----------------------------------------------------------------- tools
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -78,6 +78,7 @@ class WorkspaceStore:
     def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
+        self._writes = 0
         database = store.database
         names = database.list_tables().tables
         timestamp = pa.timestamp("us", tz="UTC")
@@ -150,7 +151,18 @@ class WorkspaceStore:
             )
             self.chunks.delete(f"document_id = {quote(document.id)}")
             self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
+            self._writes += 1
+            if self._writes >= self.store.settings.optimize_every_writes:
+                self.optimize()
             return document
+
+    def optimize(self) -> None:
+        """Compact both tables, fold new chunks into the indexes, prune old versions."""
+        retention = timedelta(seconds=self.store.settings.version_retention_seconds)
+        with self.store.write_lock():
+            self.documents.optimize(cleanup_older_than=retention)
+            self.chunks.optimize(cleanup_older_than=retention)
+            self._writes = 0
 
     def search(self, query: str, limit: int) -> list[ChunkHit]:
         """Hybrid full-text + vector search over chunks, fused by reciprocal rank."""

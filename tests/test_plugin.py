@@ -271,3 +271,44 @@ def test_llm_outage_retries_then_falls_back_visibly(
     assert len(failures) == 1 and "500" in failures[0]["error"]
     (memory,) = plugin.service.store.list_memories()
     assert memory.category is Category.PREFERENCES and "window seats" in memory.content
+
+
+def test_session_end_writes_a_session_summary_with_an_llm(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(llm_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    session = host.start_session(agent_id="main")
+    for text in (
+        "Let's plan the Q3 offsite.",
+        "Budget is 5000 euros.",
+        "We pick Porto, 12 to 14 September.",
+    ):
+        fake_llm.script(Reply({"memories": []}))
+        host.turn(session, text)
+    assert plugin.flush()
+    record = {
+        "headline": "Planned the Q3 offsite in Porto",
+        "summary": "The team chose Porto for 12-14 September.",
+        "content": "User planned the Q3 offsite: Porto, 12-14 September 2026, budget 5000 euros.",
+    }
+    fake_llm.script(Reply(record))
+    host.end_session(session)
+    (memory,) = plugin.service.store.list_memories(categories=[Category.EVENTS])
+    assert memory.headline == "Planned the Q3 offsite in Porto" and "session" in memory.tags
+    assert "We pick Porto" in fake_llm.prompts()[-1]
+
+
+def test_no_session_summary_without_an_llm(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    session = host.start_session()
+    for text in (
+        "Let's plan the Q3 offsite.",
+        "Budget is 5000 euros.",
+        "We pick Porto in September.",
+    ):
+        host.turn(session, text)
+    host.end_session(session)
+    assert plugin.journal.pending(due_only=False) == []
+    assert all("session" not in memory.tags for memory in plugin.service.store.list_memories())

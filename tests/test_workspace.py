@@ -198,3 +198,22 @@ def test_tool_sets_follow_the_configuration(settings: Settings, make_service) ->
     tinmem = {"memory_recall", "memory_store", "memory_forget", "memory_update"}
     workspace = {"memory_search", "memory_write", "memory_read", "memory_tree"}
     assert names == {"tinmem": tinmem, "workspace": workspace, "both": tinmem | workspace}
+
+
+def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(
+        settings.model_copy(update={"optimize_every_writes": 3, "version_retention_seconds": 0})
+    )
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    for number in range(10):
+        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    indexes = {index.name: index for index in tools.workspace.chunks.list_indices()}
+    stats = tools.workspace.chunks.index_stats("text_idx")
+    assert "text_idx" in indexes and stats is not None and stats.num_unindexed_rows <= 3
+    assert len(tools.workspace.chunks.list_versions()) <= 8
+
+
+def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
+    from openclaw_tinmem.workspace_tools import WriteArguments
+
+    return WriteArguments(content=content, target=target)
