@@ -136,7 +136,7 @@ class WorkspaceStore:
                 created_at=existing.created_at if existing else now, updated_at=now,
             )  # fmt: skip
             pieces = chunk_text(body) or [body]
-            vectors = self.embedder.embed_documents(pieces)
+            vectors = self._vectors_for(pieces, existing.id if existing else None)
             chunk_rows = [
                 {"document_id": document.id, "path": path, "position": position, "text": piece,
                  "vector": vector}
@@ -155,6 +155,24 @@ class WorkspaceStore:
             if self._writes >= self.store.settings.optimize_every_writes:
                 self.optimize()
             return document
+
+    def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:
+        """Vectors for the chunks: reused where a chunk's text is unchanged, embedded otherwise.
+
+        Appending to a long file changes only its last chunk, so a write costs one embedding
+        instead of one per chunk of the file.
+        """
+        known: dict[str, Any] = {}
+        if document_id is not None:
+            rows = (
+                self.chunks.search().where(f"document_id = {quote(document_id)}")
+                .select(["text", "vector"]).limit(None).to_list()
+            )  # fmt: skip
+            known = {row["text"]: row["vector"] for row in rows}
+        missing = [piece for piece in dict.fromkeys(pieces) if piece not in known]
+        if missing:
+            known.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
+        return [known[piece] for piece in pieces]
 
     def optimize(self) -> None:
         """Compact both tables, fold new chunks into the indexes, prune old versions."""

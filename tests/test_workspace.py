@@ -10,7 +10,7 @@ from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools import Toolbox
 from openclaw_tinmem.workspace_paths import build_tree, normalise_path, resolve_target
 from openclaw_tinmem.workspace_store import chunk_text
-from openclaw_tinmem.workspace_tools import WorkspaceTools, build_toolbox
+from openclaw_tinmem.workspace_tools import SearchArguments, WorkspaceTools, build_toolbox
 
 NOW = datetime(2024, 1, 15, 10, 30, 5, tzinfo=UTC)
 
@@ -217,3 +217,24 @@ def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
     from openclaw_tinmem.workspace_tools import WriteArguments
 
     return WriteArguments(content=content, target=target)
+
+
+def test_appending_embeds_only_the_changed_chunk(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(settings)
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    embedded: list[str] = []
+    original = service.embedder.embed_documents
+    service.embedder.embed_documents = lambda texts: (embedded.extend(texts), original(texts))[1]  # type: ignore[method-assign]
+    first = "\n\n".join(f"Paragraph {n}: " + "details " * 60 for n in range(6))
+    tools.write(tools_arguments(first, "notes/long.md"))
+    chunks_of_first = len(embedded)
+    embedded.clear()
+    tools.write(tools_arguments("A short addition at the end.", "notes/long.md"))
+    assert chunks_of_first >= 3 and len(embedded) == 1
+    assert "short addition" in embedded[0]
+    hits = tools.search(
+        __import__("openclaw_tinmem.workspace_tools", fromlist=["SearchArguments"]).SearchArguments(
+            query="short addition"
+        )
+    )
+    assert "short addition" in hits.data["results"][0]["content"]
