@@ -232,9 +232,5 @@ def test_appending_embeds_only_the_changed_chunk(settings: Settings, make_servic
     tools.write(tools_arguments("A short addition at the end.", "notes/long.md"))
     assert chunks_of_first >= 3 and len(embedded) == 1
     assert "short addition" in embedded[0]
-    hits = tools.search(
-        __import__("openclaw_tinmem.workspace_tools", fromlist=["SearchArguments"]).SearchArguments(
-            query="short addition"
-        )
-    )
+    hits = tools.search(SearchArguments(query="short addition"))
     assert "short addition" in hits.data["results"][0]["content"]
