@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import percentiles, save_results
 from benchmarks.recall_latency import OBJECTS, SUBJECTS, fill, synthetic_text
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import AgentEndEvent, HookContext, Message, PromptBuildEvent
@@ -30,14 +31,6 @@ from openclaw_tinmem.injection import estimate_tokens
 from openclaw_tinmem.journal import TurnRecord
 from openclaw_tinmem.plugin import TinmemPlugin
 from openclaw_tinmem.testing import FakeLLM, Reply
-
-
-def stats(values: list[float]) -> dict[str, float]:
-    array = np.asarray(values)
-    return {
-        "p50": round(float(np.percentile(array, 50)), 2),
-        "p95": round(float(np.percentile(array, 95)), 2),
-    }
 
 
 def extraction_reply(number: int) -> Reply:
@@ -135,12 +128,12 @@ def main() -> None:
             non_llm = [work - llm for work, llm in zip(work_times, llm_times, strict=True)]
             results: dict[str, Any] = {
                 "memories": arguments.memories,
-                "before_prompt_build_fast_profile_ms": stats(prompt_times),
-                "before_prompt_build_default_rerank_ms": stats(reranked_times),
-                "agent_end_ms": stats(end_times),
-                "post_turn_total_ms": stats(work_times),
-                "llm_client_ms_per_turn": stats(llm_times),
-                "post_turn_non_llm_ms": stats(non_llm),
+                "before_prompt_build_fast_profile_ms": percentiles(prompt_times),
+                "before_prompt_build_default_rerank_ms": percentiles(reranked_times),
+                "agent_end_ms": percentiles(end_times),
+                "post_turn_total_ms": percentiles(work_times),
+                "llm_client_ms_per_turn": percentiles(llm_times),
+                "post_turn_non_llm_ms": percentiles(non_llm),
                 "llm_calls_per_turn_mean": round(float(np.mean(llm_calls)), 2),
                 "llm_calls_per_turn_max": int(max(llm_calls)),
                 "injected_tokens_per_turn_mean": round(float(np.mean(tokens)), 1),
@@ -149,8 +142,7 @@ def main() -> None:
             }  # fmt: skip
             plugin.close()
         print(json.dumps(results, indent=2))
-        arguments.output.parent.mkdir(parents=True, exist_ok=True)
-        arguments.output.write_text(json.dumps(results, indent=2))
+        save_results(arguments.output, results)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

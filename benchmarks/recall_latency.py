@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import save_results
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
@@ -246,8 +247,7 @@ def main() -> None:
         print(json.dumps(results["import"]), flush=True)
         results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         print(json.dumps({"peak_rss_mb": results["peak_rss_mb"]}))
-        arguments.output.parent.mkdir(parents=True, exist_ok=True)
-        arguments.output.write_text(json.dumps(results, indent=2))
+        save_results(arguments.output, results)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.progress import track
 
+from benchmarks.common import percentiles, save_results
 from benchmarks.recall_latency import CONTEXT, OBJECTS, SUBJECTS, VERBS
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.service import MemoryService
@@ -36,13 +36,6 @@ def note(rng: random.Random, number: int) -> str:
         lines.extend(f"- {rng.choice(VERBS)} {rng.choice(OBJECTS)}" for _ in range(3))
         lines.append("")
     return "\n".join(lines)
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    return {
-        "p50": round(float(np.percentile(values, 50)), 2),
-        "p95": round(float(np.percentile(values, 95)), 2),
-    }
 
 
 def main() -> None:
@@ -101,8 +94,7 @@ def main() -> None:
         }
         service.close()
         print(json.dumps(results, indent=2))
-        arguments.output.parent.mkdir(parents=True, exist_ok=True)
-        arguments.output.write_text(json.dumps(results, indent=2))
+        save_results(arguments.output, results)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
