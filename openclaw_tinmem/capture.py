@@ -36,14 +36,19 @@ def memory_id_for(turn_id: str, index: int) -> str:
     return str(uuid.uuid5(CAPTURE_NAMESPACE, f"{turn_id}:{index}"))
 
 
+def clean_messages(messages: Sequence[Message]) -> list[Message]:
+    """User and assistant messages, cleaned; those left empty by cleaning are dropped."""
+    cleaned = [
+        Message(m.role, clean(m.content)) for m in messages if m.role in ("user", "assistant")
+    ]
+    return [message for message in cleaned if message.content]
+
+
 def split_turn(
     messages: Sequence[Message], context_size: int
 ) -> tuple[list[Message], list[Message]]:
     """(the turn: from the last user message on, earlier context), both cleaned."""
-    cleaned = [
-        Message(m.role, clean(m.content)) for m in messages if m.role in ("user", "assistant")
-    ]
-    cleaned = [message for message in cleaned if message.content]
+    cleaned = clean_messages(messages)
     last_user = max((i for i, m in enumerate(cleaned) if m.role == "user"), default=len(cleaned))
     return cleaned[last_user:], cleaned[max(0, last_user - context_size) : last_user]
 
@@ -65,14 +70,7 @@ class CapturePipeline:
     def process(self, record: TurnRecord) -> list[WriteOutcome]:
         messages = [Message.from_dict(message) for message in record.messages]
         if record.context.get("kind") == SESSION_KIND:
-            cleaned = [
-                Message(m.role, clean(m.content))
-                for m in messages
-                if m.role in ("user", "assistant")
-            ]
-            candidates = self.extractor.summarize_session(
-                [m for m in cleaned if m.content], record.created
-            )
+            candidates = self.extractor.summarize_session(clean_messages(messages), record.created)
             return self._write(record, candidates)
         turn, context = split_turn(messages, self.service.settings.context_messages)
         if all(is_noise(m.content) for m in turn if m.role == "user"):

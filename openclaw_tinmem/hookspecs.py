@@ -8,7 +8,6 @@ awaitable; async hosts await it (see ``openclaw_tinmem.host``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pluggy
 
@@ -84,9 +83,3 @@ def make_plugin_manager() -> pluggy.PluginManager:
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(sys.modules[__name__])
     return manager
-
-
-__all__: list[Any] = [
-    "ENTRY_POINT_GROUP", "PROJECT_NAME", "hook_names", "hookimpl", "hookspec",
-    "make_plugin_manager",
-]  # fmt: skip

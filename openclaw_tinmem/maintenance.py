@@ -50,13 +50,16 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
     if not content:
         raise InvalidArgumentError(f"line {number}: content is required", field="content")
     scope = validate_scope(str(record.get("scope") or "global"))
-    headline, summary = service.summarizer.levels(content)
+    headline, summary = record.get("headline"), record.get("summary")
+    if not (headline and summary):  # only then: with an LLM this is a call per line
+        generated_headline, generated_summary = service.summarizer.levels(content)
+        headline, summary = headline or generated_headline, summary or generated_summary
     record.setdefault("source", Source.IMPORT.value)
     record.update(
         scope=scope,
         content=content,
-        headline=record.get("headline") or headline,
-        summary=record.get("summary") or summary,
+        headline=headline,
+        summary=summary,
         tags=normalise_tags(record.get("tags")),
         content_hash=content_hash(content),
     )

@@ -253,11 +253,10 @@ class MemoryStore:
         memories = [row_to_memory(row) for row in query.to_list()]
         return sorted(memories, key=lambda memory: memory.updated_at, reverse=True)
 
-    def iterate(
-        self, *, with_vectors: bool = False, batch_size: int = 1000
-    ) -> Iterator[pa.RecordBatch]:
-        columns = [*MEMORY_COLUMNS, "vector"] if with_vectors else MEMORY_COLUMNS
-        yield from self.table.search().select(columns).limit(None).to_arrow().to_batches(batch_size)
+    def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:
+        """Every memory (without vectors), in record batches."""
+        query = self.table.search().select(MEMORY_COLUMNS).limit(None)
+        yield from query.to_arrow().to_batches(batch_size)
 
     def vector_search(
         self,

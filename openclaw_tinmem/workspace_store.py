@@ -221,13 +221,3 @@ def word_count(content: str) -> int:
 
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-__all__: Sequence[str] = (
-    "ChunkHit",
-    "Document",
-    "WorkspaceStore",
-    "chunk_text",
-    "rfc3339",
-    "word_count",
-)

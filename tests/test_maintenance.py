@@ -32,3 +32,31 @@ def test_import_counts_progress_and_derives_stable_ids(service: MemoryService) -
     figures = statistics(service.store)
     assert figures["total"] == 2 and figures["by_scope"] == {"global": 1, "user:ana": 1}
     assert figures["by_source"] == {"import": 2}
+
+
+class CountingSummarizer:
+    """The rule summarizer, counting how often it is asked (with an LLM each ask is a call)."""
+
+    def __init__(self) -> None:
+        from openclaw_tinmem.levels import RuleSummarizer
+
+        self.inner = RuleSummarizer()
+        self.calls = 0
+
+    def levels(self, content: str) -> tuple[str, str]:
+        self.calls += 1
+        return self.inner.levels(content)
+
+
+def test_import_writes_levels_only_where_a_line_lacks_them(settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    summarizer = CountingSummarizer()
+    service = make_service(settings, summarizer=summarizer)
+    lines = [
+        '{"content": "Prefers metric units. Always.", "category": "preferences", "headline": "Metric", "summary": "Uses metric."}',
+        '{"content": "Born in 1990 in Porto. Moved to Lisbon later.", "category": "profile"}',
+    ]
+    import_memories(service, lines)
+    assert summarizer.calls == 1
+    memories = {m.category.value: m for m in service.store.list_memories()}
+    assert memories["preferences"].headline == "Metric"
+    assert memories["profile"].headline == "Born in 1990 in Porto."
