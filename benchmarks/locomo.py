@@ -30,8 +30,7 @@ from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.injection import estimate_tokens
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Level
-from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.service import MemoryService, open_store
 
 CATEGORY_NAMES = {
     1: "multi-hop",
@@ -188,11 +187,13 @@ def token_counts(
     return counts
 
 
+NO_RERANKING = {"late_interaction": False, "rerank": False}
 CONFIGURATIONS: dict[str, dict[str, Any]] = {
-    "full-text": {"vector_weight": 0.0, "rerank": False},
-    "vector": {"text_weight": 0.0, "rerank": False},
-    "hybrid (fast profile)": {"rerank": False},
-    "hybrid+rerank, no cap": {"rerank": True, "rerank_max_tokens": 512},
+    "full-text": {**NO_RERANKING, "vector_weight": 0.0},
+    "vector": {**NO_RERANKING, "text_weight": 0.0},
+    "hybrid": NO_RERANKING,
+    "hybrid+cross-encoder 20": {"late_interaction": False, "rerank_candidates": 20},
+    "hybrid+late (fast profile)": {"rerank": False},
     "default": {},
 }
 
@@ -324,14 +325,13 @@ def main() -> None:
     base = Settings(db_path=str(root / "db"), track_access=False, query_cache_size=0)
     embedder = FastEmbedEmbedder(base)
     try:
-        store = MemoryStore(base, model_name=embedder.model_name, dimension=embedder.dimension)
+        store = open_store(base, embedder)
         ingest_seconds = ingest(MemoryService(base, store, embedder), conversations)
         results = []
         with Progress() as progress:
             for name in arguments.configs:
                 settings = Settings.model_validate({**base.model_dump(), **CONFIGURATIONS[name]})
-                service = MemoryService(settings, MemoryStore(settings, model_name=embedder.model_name,
-                                                              dimension=embedder.dimension), embedder)  # fmt: skip
+                service = MemoryService(settings, open_store(settings, embedder), embedder)
                 run = evaluate(name, conversations, tinmem_retriever(service), progress)
                 run.tokens = token_counts(service, conversations)
                 results.append(run.summary())

@@ -73,9 +73,20 @@ class Settings(BaseModel):
     rrf_k: float = Field(20.0, gt=0, description="Reciprocal-rank-fusion constant")
     vector_weight: float = Field(0.5, ge=0, description="Weight of the vector ranking in fusion")
     text_weight: float = Field(1.0, ge=0, description="Weight of the full-text ranking in fusion")
+    late_interaction: bool = Field(
+        True,
+        description="Re-rank fused candidates by token-level (ColBERT) similarity; memories "
+        "store token vectors when written",
+    )
+    late_interaction_candidates: int = Field(
+        100, ge=1, le=1000, description="How many fused candidates late interaction re-ranks"
+    )
+    late_interaction_max_tokens: int = Field(
+        128, ge=16, le=512, description="Tokens of a memory (or query) encoded for late interaction"
+    )
     rerank: bool = Field(True, description="Re-score the top candidates with the cross-encoder")
     rerank_candidates: int = Field(
-        20, ge=1, le=200, description="How many fused candidates the cross-encoder re-scores"
+        8, ge=1, le=200, description="How many of the best candidates the cross-encoder re-scores"
     )
     rerank_max_tokens: int = Field(
         96,

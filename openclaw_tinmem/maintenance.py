@@ -106,16 +106,19 @@ def import_memories(
 
 
 def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
-    """Re-embed every memory with the configured model and swap the table in one commit."""
+    """Re-embed every memory (vector and token vectors) with the configured models, one commit."""
     store = service.store
     memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
     rows: list[dict[str, Any]] = []
     batch_size = service.settings.import_batch_size
     for start in range(0, len(memories), batch_size):
         batch = memories[start : start + batch_size]
-        vectors = service.embedder.embed_documents([memory.content for memory in batch])
+        contents = [memory.content for memory in batch]
+        vectors = service.embedder.embed_documents(contents)
+        tokens = store.encode_tokens(contents)
         rows.extend(
-            memory_to_row(memory, vector) for memory, vector in zip(batch, vectors, strict=True)
+            memory_to_row(memory, vector, token)
+            for memory, vector, token in zip(batch, vectors, tokens, strict=True)
         )
         if progress:
             progress(len(batch))

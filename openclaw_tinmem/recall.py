@@ -4,7 +4,9 @@ The final score of a hit is
 
     score = relevance × (1 − w_i − w_r + w_i × importance + w_r × recency)
 
-where ``relevance`` is the fused (or cross-encoder) relevance in [0, 1], ``importance`` is the
+where ``relevance`` in [0, 1] is the last ranking stage's: rank fusion of full-text and vector
+search, then late interaction (mean best token cosine), then the cross-encoder (its logit
+through a sigmoid) for the candidates each stage re-scored; ``importance`` is the
 memory's own 0–1 importance, ``recency = 0.5 ** (days since last update / half_life)`` and
 ``w_i``, ``w_r`` are ``importance_weight`` and ``recency_weight`` from the settings. With the
 defaults (0.15, 0.1) importance and age can move a hit by at most a quarter of its relevance:
@@ -74,26 +76,26 @@ def _match_kind(vector: bool, text: bool) -> MatchKind:
     return MatchKind.VECTOR if vector else MatchKind.FULL_TEXT
 
 
-def apply_rerank(candidates: Sequence[Candidate], scores: Sequence[float]) -> list[Candidate]:
-    """Order the first ``len(scores)`` candidates by cross-encoder score; the rest follow.
+def apply_rerank(candidates: Sequence[Candidate], relevances: Sequence[float]) -> list[Candidate]:
+    """Order the first ``len(relevances)`` candidates by their new relevance; the rest follow.
 
-    Cross-encoder logits become relevance through a sigmoid; candidates that were not
-    re-scored keep their order below the lowest re-scored one.
+    Candidates that were not re-scored keep their order below the lowest re-scored one.
     """
     rescored = [
-        replace(candidate, relevance=_sigmoid(score))
-        for candidate, score in zip(candidates, scores, strict=False)
+        replace(candidate, relevance=relevance)
+        for candidate, relevance in zip(candidates, relevances, strict=False)
     ]
     rescored.sort(key=lambda candidate: candidate.relevance, reverse=True)
     floor = min((candidate.relevance for candidate in rescored), default=1.0)
     rest = [
         replace(candidate, relevance=candidate.relevance * floor)
-        for candidate in candidates[len(scores) :]
+        for candidate in candidates[len(relevances) :]
     ]
     return rescored + rest
 
 
-def _sigmoid(value: float) -> float:
+def sigmoid(value: float) -> float:
+    """Cross-encoder logits become relevance in (0, 1) through the logistic function."""
     return 1.0 / (1.0 + math.exp(-max(min(value, 50.0), -50.0)))
 
 

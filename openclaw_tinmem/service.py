@@ -13,8 +13,15 @@ from datetime import datetime
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.dedup import FallbackJudge, LLMJudge, MergeJudge, SimilarityJudge, Summarizer
-from openclaw_tinmem.embeddings import Embedder, FastEmbedEmbedder, Reranker, shared_reranker
+from openclaw_tinmem.embeddings import (
+    Embedder,
+    FastEmbedEmbedder,
+    Matrix,
+    Reranker,
+    shared_reranker,
+)
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
+from openclaw_tinmem.late_interaction import TokenEncoder, maxsim, shared_encoder
 from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import (
@@ -30,7 +37,14 @@ from openclaw_tinmem.models import (
     validate_memory_id,
     validate_scope,
 )  # fmt: skip
-from openclaw_tinmem.recall import Candidate, apply_rerank, final_score, fuse, is_small_talk
+from openclaw_tinmem.recall import (
+    Candidate,
+    apply_rerank,
+    final_score,
+    fuse,
+    is_small_talk,
+    sigmoid,
+)
 from openclaw_tinmem.store import MemoryStore
 from openclaw_tinmem.writer import Draft, MemoryWriter
 
@@ -43,6 +57,17 @@ class ForgetOutcome:
 
     deleted: list[Memory]
     candidates: list[Hit] = field(default_factory=list)
+
+
+def open_store(settings: Settings, embedder: Embedder, *, verify_model: bool = True) -> MemoryStore:
+    """The store for ``embedder``, encoding token vectors when late interaction is on."""
+    return MemoryStore(
+        settings,
+        model_name=embedder.model_name,
+        dimension=embedder.dimension,
+        verify_model=verify_model,
+        token_encoder=shared_encoder(settings) if settings.late_interaction else None,
+    )
 
 
 class MemoryService:
@@ -75,7 +100,7 @@ class MemoryService:
     def from_settings(cls, settings: Settings) -> MemoryService:
         """The service with the fastembed models, and the LLM when one is configured."""
         embedder = FastEmbedEmbedder(settings)
-        store = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+        store = open_store(settings, embedder)
         if not settings.llm_configured():
             return cls(settings, store, embedder)
         llm = LLMClient(settings)
@@ -113,19 +138,30 @@ class MemoryService:
             return []
         for scope in scopes:
             validate_scope(scope, field="scope")
-        limit = limit or self.settings.recall_limit
-        use_rerank = self.settings.rerank if rerank is None else rerank
-        depth = max(limit * 2, self.settings.rerank_candidates if use_rerank else 0)
+        settings = self.settings
+        limit = limit or settings.recall_limit
+        use_rerank = settings.rerank if rerank is None else rerank
+        encoder = self.store.token_encoder if settings.late_interaction else None
+        depth = max(
+            limit * 2,
+            settings.rerank_candidates if use_rerank else 0,
+            settings.late_interaction_candidates if encoder else 0,
+        )
+        query_tokens = self._search_pool.submit(encoder.encode_query, query) if encoder else None
         candidates = self._candidates(
-            query, scopes, categories, max(self.settings.candidate_pool, limit)
+            query, scopes, categories, max(settings.candidate_pool, limit)
         )
         candidates = candidates[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
         candidates = [candidate for candidate in candidates if candidate.id in memories]
-        if use_rerank and candidates:
-            head = candidates[: self.settings.rerank_candidates]
-            scores = self.reranker.score(query, [memories[c.id].content for c in head])
+        if encoder and query_tokens and candidates:
+            head = candidates[: settings.late_interaction_candidates]
+            scores = self._late_interaction_scores(encoder, query_tokens.result(), head, memories)
             candidates = apply_rerank(candidates, scores)
+        if use_rerank and candidates:
+            head = candidates[: settings.rerank_candidates]
+            logits = self.reranker.score(query, [memories[c.id].content for c in head])
+            candidates = apply_rerank(candidates, [sigmoid(logit) for logit in logits])
         now = self.clock()
         threshold = self.settings.min_score if min_score is None else min_score
         hits = [
@@ -138,6 +174,25 @@ class MemoryService:
         if hits and self.settings.track_access:
             self._background.submit(self._record_access, [hit.memory.id for hit in hits], now)
         return hits
+
+    def _late_interaction_scores(
+        self,
+        encoder: TokenEncoder,
+        query_tokens: Matrix,
+        head: Sequence[Candidate],
+        memories: dict[str, Memory],
+    ) -> list[float]:
+        """Token-level relevance in [0, 1]; memories stored without token vectors are encoded."""
+        stored = self.store.token_vectors([candidate.id for candidate in head])
+        missing = [candidate.id for candidate in head if candidate.id not in stored]
+        if missing:
+            encoded = encoder.encode_documents(
+                [memories[memory_id].content for memory_id in missing]
+            )
+            stored.update(zip(missing, encoded, strict=True))
+        documents = [stored[candidate.id] for candidate in head]
+        scores = maxsim(query_tokens, documents, encoder.dimension)
+        return [min(max(score, 0.0), 1.0) for score in scores]
 
     def _candidates(
         self, query: str, scopes: Sequence[str], categories: Sequence[Category] | None, pool: int

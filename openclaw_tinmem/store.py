@@ -21,6 +21,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
 from openclaw_tinmem.filters import build_filter
+from openclaw_tinmem.late_interaction import TokenEncoder
 from openclaw_tinmem.models import Category, Memory, Source
 from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
 
@@ -29,6 +30,8 @@ DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
 SCHEMA_VERSION_KEY = b"tinmem.schema_version"
 SCHEMA_VERSION = b"1"
 LOCK_FILE_NAME = ".tinmem-write.lock"
+# int8 token vectors for late interaction (late_interaction.py); null when not encoded
+TOKEN_VECTORS_FIELD = pa.field("token_vectors", pa.binary())
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 MEMORY_COLUMNS = [
     "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
@@ -57,6 +60,7 @@ def memory_schema(model_name: str, dimension: int) -> pa.Schema:
         pa.field("source_ref", pa.string()),
         pa.field("content_hash", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dimension)),
+        TOKEN_VECTORS_FIELD,
     ]
     metadata = {
         MODEL_METADATA_KEY: model_name.encode(),
@@ -72,12 +76,13 @@ def search_text(memory: Memory) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def memory_to_row(memory: Memory, vector: Vector) -> dict[str, Any]:
+def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -> dict[str, Any]:
     row = memory.model_dump(include=set(MEMORY_COLUMNS))
     row["category"] = memory.category.value
     row["source"] = memory.source.value
     row["search_text"] = search_text(memory)
     row["vector"] = vector
+    row["token_vectors"] = tokens
     return row
 
 
@@ -90,12 +95,23 @@ def row_to_memory(row: dict[str, Any]) -> Memory:
 
 
 class MemoryStore:
-    """One LanceDB table of memories; every write holds a cross-process file lock."""
+    """One LanceDB table of memories; every write holds a cross-process file lock.
+
+    With a ``token_encoder``, every written memory also stores the token vectors of its
+    content for late interaction; without one that column stays empty.
+    """
 
     def __init__(
-        self, settings: Settings, *, model_name: str, dimension: int, verify_model: bool = True
+        self,
+        settings: Settings,
+        *,
+        model_name: str,
+        dimension: int,
+        verify_model: bool = True,
+        token_encoder: TokenEncoder | None = None,
     ) -> None:
         self.settings = settings
+        self.token_encoder = token_encoder
         self.model_name = model_name
         self.dimension = dimension
         self.uri = settings.resolved_db_path()
@@ -125,6 +141,8 @@ class MemoryStore:
             table = self.database.open_table(name)
             if self._verify_model:
                 self._check_model(table.schema)
+            if TOKEN_VECTORS_FIELD.name not in table.schema.names:  # written by an older version
+                table.add_columns(pa.schema([TOKEN_VECTORS_FIELD]))
             return table
         return self._create(pa.Table.from_pylist([], schema=self.schema()), mode="create")
 
@@ -234,6 +252,20 @@ class MemoryStore:
         vectors = snapshot.vectors_of([row["id"] for row in rows])
         return [(row_to_memory(row), vector) for row, vector in zip(rows, vectors, strict=True)]
 
+    def token_vectors(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored token vectors of these memories (those that have them)."""
+        if not memory_ids:
+            return {}
+        query = self.table.search().where(build_filter(ids=memory_ids))
+        rows = query.select(["id", "token_vectors"]).limit(None).to_list()
+        return {row["id"]: row["token_vectors"] for row in rows if row["token_vectors"]}
+
+    def encode_tokens(self, contents: Sequence[str]) -> list[bytes | None]:
+        """Token vectors for new contents, or Nones when this store has no token encoder."""
+        if self.token_encoder is None:
+            return [None] * len(contents)
+        return list(self.token_encoder.encode_documents(contents))
+
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
         """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
         memory_id = self.snapshot().find_hash(scope, Category(category).value, digest)
@@ -299,8 +331,10 @@ class MemoryStore:
         """Insert or replace memories by id; call under ``write_lock`` when reading first."""
         if not memories:
             return
+        tokens = self.encode_tokens([memory.content for memory in memories])
         rows = [
-            memory_to_row(memory, vector) for memory, vector in zip(memories, vectors, strict=True)
+            memory_to_row(memory, vector, token)
+            for memory, vector, token in zip(memories, vectors, tokens, strict=True)
         ]
         data = pa.Table.from_pylist(rows, schema=self.table.schema)
         with self.write_lock():

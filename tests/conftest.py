@@ -10,8 +10,7 @@ import pytest
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
-from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.testing import FakeLLM
 from openclaw_tinmem.tools import Toolbox
 
@@ -40,7 +39,7 @@ def make_service(embedder: FastEmbedEmbedder) -> Iterator[object]:
     services: list[MemoryService] = []
 
     def build(settings: Settings, **options: object) -> MemoryService:
-        store = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+        store = open_store(settings, embedder)
         service = MemoryService(settings, store, embedder, **options)  # type: ignore[arg-type]
         services.append(service)
         return service

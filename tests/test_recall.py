@@ -4,7 +4,14 @@ import pytest
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category, MatchKind, Memory, utc_now
-from openclaw_tinmem.recall import apply_rerank, final_score, fuse, is_small_talk, recency
+from openclaw_tinmem.recall import (
+    apply_rerank,
+    final_score,
+    fuse,
+    is_small_talk,
+    recency,
+    sigmoid,
+)
 
 
 def test_fusion_rewards_agreement_and_reports_match_kind() -> None:
@@ -35,7 +42,7 @@ def test_fusion_weights_shift_the_order() -> None:
 
 def test_rerank_reorders_head_and_keeps_tail_below() -> None:
     fused = fuse([("a", 0.9), ("b", 0.8), ("c", 0.7)], [], rrf_k=60)
-    reranked = apply_rerank(fused, [-3.0, 4.0])
+    reranked = apply_rerank(fused, [sigmoid(-3.0), sigmoid(4.0)])
     assert [candidate.id for candidate in reranked] == ["b", "a", "c"]
     assert reranked[2].relevance < reranked[1].relevance
 

@@ -97,19 +97,14 @@ def import_command(state: CliState, source: str, as_json: bool) -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_obj
 def reembed(state: CliState, yes: bool) -> None:
-    """Re-embed every memory with the configured embedding model (after changing models)."""
+    """Re-embed every memory with the configured models (after changing models or upgrading)."""
     from openclaw_tinmem.embeddings import FastEmbedEmbedder
-    from openclaw_tinmem.store import MemoryStore
+    from openclaw_tinmem.service import open_store
 
     with friendly_errors():
         settings = state.settings
         embedder = FastEmbedEmbedder(settings)
-        store = MemoryStore(
-            settings,
-            model_name=embedder.model_name,
-            dimension=embedder.dimension,
-            verify_model=False,
-        )
+        store = open_store(settings, embedder, verify_model=False)
         old_model, old_dimension = store.stored_model()
         if not yes:
             click.confirm(

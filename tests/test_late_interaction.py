@@ -1,0 +1,141 @@
+import lancedb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from openclaw_tinmem import maintenance
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.late_interaction import (
+    QUANTIZATION_SCALE,
+    LateInteractionEncoder,
+    dequantize,
+    maxsim,
+    quantize,
+    shared_encoder,
+)
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store import TOKEN_VECTORS_FIELD, MemoryStore, memory_schema
+
+DIMENSION = 384
+
+
+@pytest.fixture(scope="module")
+def encoder(model_settings: Settings) -> LateInteractionEncoder:
+    return shared_encoder(model_settings)
+
+
+def _unit(rows: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((rows, DIMENSION)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_quantisation_round_trip_is_within_half_a_step() -> None:
+    vectors = _unit(5, seed=1)
+    restored = dequantize(quantize(vectors), DIMENSION)
+    assert restored.shape == vectors.shape
+    assert np.abs(restored - vectors).max() <= 0.5 / QUANTIZATION_SCALE + 1e-6
+
+
+def test_maxsim_is_the_mean_best_token_match() -> None:
+    basis = np.eye(DIMENSION, dtype=np.float32)
+    query = basis[[0, 1]]  # two query tokens
+    both = quantize(basis[[1, 0, 5]])  # every query token has an exact match
+    one = quantize(basis[[0, 7]])  # only the first has one; the second's best cosine is 0
+    empty = b""
+    assert maxsim(query, [both, one, empty], DIMENSION) == pytest.approx([1.0, 0.5, 0.0])
+    assert maxsim(query, [], DIMENSION) == []
+
+
+def test_the_encoder_prefers_the_memory_that_answers(encoder: LateInteractionEncoder) -> None:
+    documents = encoder.encode_documents(
+        [
+            "Caroline (8 May 2023): I have been learning to play the violin since spring.",
+            "Melanie (8 May 2023): We went camping by the lake with the kids last weekend.",
+        ]
+    )
+    assert all(len(document) % DIMENSION == 0 and document for document in documents)
+    query = encoder.encode_query("What instrument does Caroline play?")
+    assert np.allclose(np.linalg.norm(query, axis=1), 1.0, atol=1e-5)
+    violin, camping = maxsim(query, documents, DIMENSION)
+    assert violin > camping
+
+
+def test_long_texts_are_truncated_to_the_token_cap(model_settings: Settings) -> None:
+    capped = LateInteractionEncoder(
+        model_settings.model_copy(update={"late_interaction_max_tokens": 16})
+    )
+    (document,) = capped.encode_documents(["word " * 500])
+    assert len(document) // DIMENSION == 16
+
+
+def test_writes_store_token_vectors_only_with_an_encoder(
+    settings: Settings, embedder: FastEmbedEmbedder, service: MemoryService
+) -> None:
+    stored = service.remember("The staging database runs on port 5433", Category.ENTITIES).memory
+    assert len(service.store.token_vectors([stored.id])[stored.id]) % DIMENSION == 0
+    plain = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+    other = MemoryService(settings, plain, embedder)
+    written = other.remember("Backups run nightly at 02:00", Category.PATTERNS).memory
+    assert plain.token_vectors([written.id]) == {}
+    other.close()
+
+
+def test_recall_relevance_is_the_late_interaction_score(
+    settings: Settings,
+    make_service,
+    encoder: LateInteractionEncoder,  # type: ignore[no-untyped-def]
+) -> None:
+    service = make_service(settings.model_copy(update={"rerank": False}))
+    for text in (
+        "Caroline is learning to play the violin",
+        "Melanie went camping by the lake",
+        "The team ships releases on Thursdays",
+    ):
+        service.remember(text, Category.EVENTS)
+    query = "what instrument is Caroline learning"
+    hits = service.recall(query)
+    expected = maxsim(
+        encoder.encode_query(query),
+        encoder.encode_documents([hit.memory.content for hit in hits]),
+        DIMENSION,
+    )
+    assert [hit.relevance for hit in hits] == pytest.approx(expected, abs=0.01)
+    assert hits[0].memory.content.startswith("Caroline")
+
+
+def test_memories_without_token_vectors_are_encoded_at_recall(
+    settings: Settings,
+    embedder: FastEmbedEmbedder,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    plain = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
+    writer = MemoryService(settings, plain, embedder)
+    for text in ("Caroline is learning to play the violin", "Melanie went camping by the lake"):
+        writer.remember(text, Category.EVENTS)
+    writer.close()
+    reader = make_service(settings.model_copy(update={"rerank": False}))
+    assert reader.store.token_vectors([m.id for m in reader.store.list_memories()]) == {}
+    hits = reader.recall("what instrument is Caroline learning")
+    assert hits[0].memory.content.startswith("Caroline") and hits[0].relevance > 0.3
+    assert maintenance.reembed(reader) == 2  # reembed fills the token vectors in
+    assert len(reader.store.token_vectors([hit.memory.id for hit in hits])) == 2
+
+
+def test_a_table_from_before_token_vectors_gains_the_column(
+    settings: Settings,
+    embedder: FastEmbedEmbedder,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    current = memory_schema(embedder.model_name, embedder.dimension)
+    old = pa.schema(
+        [field for field in current if field.name != TOKEN_VECTORS_FIELD.name],
+        metadata=current.metadata,
+    )
+    database = lancedb.connect(settings.resolved_db_path())
+    database.create_table(settings.table_name, schema=old)
+    service = make_service(settings)
+    assert TOKEN_VECTORS_FIELD.name in service.store.table.schema.names
+    memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
+    assert service.recall("where is the office")[0].memory.id == memory.id
