@@ -191,9 +191,9 @@ NO_RERANKING = {"late_interaction": False, "rerank": False}
 CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "full-text": {**NO_RERANKING, "vector_weight": 0.0},
     "vector": {**NO_RERANKING, "text_weight": 0.0},
-    "hybrid": NO_RERANKING,
+    "hybrid (fast profile)": NO_RERANKING,
     "hybrid+cross-encoder 20": {"late_interaction": False, "rerank_candidates": 20},
-    "hybrid+late (fast profile)": {"rerank": False},
+    "hybrid+late interaction": {"rerank": False},
     "default": {},
 }
 

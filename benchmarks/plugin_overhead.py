@@ -3,7 +3,8 @@
     python -m benchmarks.plugin_overhead --memories 10000 --turns 100
 
 - ``before_prompt_build`` p50/p95 against a store of ``--memories`` memories, in the fast
-  profile (no rerank) and with the shipped default (rerank of 20);
+  profile (no late interaction, no cross-encoder), with late interaction only, and with the
+  shipped default (late interaction, then the cross-encoder on the top 8);
 - ``agent_end`` return time (the journal write) p50/p95;
 - post-turn work per turn with a zero-latency fake LLM on 127.0.0.1 (two extracted memories
   per turn, dedup included): wall time minus time spent waiting on the LLM server;
@@ -71,24 +72,28 @@ def main() -> None:
                          for n in range(arguments.turns)]  # fmt: skip
             for question in questions[:5]:
                 plugin.before_prompt_build(event=PromptBuildEvent(question + " warm"), ctx=ctx)
-            prompt_times, tokens = [], []
-            fast = service.settings.model_copy(update={"rerank": False})
-            service.settings = fast  # the fast profile: recall without the cross-encoder
-            for question in questions:
-                started = time.perf_counter()
-                result = plugin.before_prompt_build(event=PromptBuildEvent(question), ctx=ctx)
-                prompt_times.append((time.perf_counter() - started) * 1000)
-                tokens.append(
-                    estimate_tokens(result.prepend_context)
-                    if result and result.prepend_context
-                    else 0
-                )
-            service.settings = settings  # the shipped default: rerank on
-            reranked_times = []
-            for question in questions:
-                started = time.perf_counter()
-                plugin.before_prompt_build(event=PromptBuildEvent(question + " ?"), ctx=ctx)
-                reranked_times.append((time.perf_counter() - started) * 1000)
+            profiles = {
+                "fast_profile": {"rerank": False, "late_interaction": False},
+                "late_only": {"rerank": False},
+                "default": {},
+            }
+            prompt_times: dict[str, list[float]] = {name: [] for name in profiles}
+            tokens = []
+            for name, changes in profiles.items():
+                service.settings = settings.model_copy(update=changes)
+                for question in questions:
+                    started = time.perf_counter()
+                    result = plugin.before_prompt_build(
+                        event=PromptBuildEvent(f"{question} ({name})"), ctx=ctx
+                    )
+                    prompt_times[name].append((time.perf_counter() - started) * 1000)
+                    if name == "default":
+                        tokens.append(
+                            estimate_tokens(result.prepend_context)
+                            if result and result.prepend_context
+                            else 0
+                        )
+            service.settings = settings
 
             # agent_end: only the journal write and a wake-up; the worker drains in the background.
             end_times = []
@@ -128,8 +133,10 @@ def main() -> None:
             non_llm = [work - llm for work, llm in zip(work_times, llm_times, strict=True)]
             results: dict[str, Any] = {
                 "memories": arguments.memories,
-                "before_prompt_build_fast_profile_ms": percentiles(prompt_times),
-                "before_prompt_build_default_rerank_ms": percentiles(reranked_times),
+                **{
+                    f"before_prompt_build_{name}_ms": percentiles(times)
+                    for name, times in prompt_times.items()
+                },
                 "agent_end_ms": percentiles(end_times),
                 "post_turn_total_ms": percentiles(work_times),
                 "llm_client_ms_per_turn": percentiles(llm_times),

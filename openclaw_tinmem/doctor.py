@@ -9,6 +9,7 @@ from openclaw_tinmem.config import Settings, load_settings
 from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.provisioning import (
     BUNDLED_MODELS,
+    LATE_INTERACTION,
     SOURCE_WHEEL_REQUIREMENT,
     SOURCE_WHEEL_SHA256,
     bundled_model,
@@ -23,10 +24,10 @@ def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
 def _model_checks(settings: Settings) -> list[dict[str, Any]]:
     checks = []
     model_dir = settings.resolved_model_dir()
-    for role, name in (
-        ("embedding", settings.embedding_model),
-        ("reranker", settings.reranker_model),
-    ):
+    roles = [("embedding", settings.embedding_model), ("reranker", settings.reranker_model)]
+    if settings.late_interaction:
+        roles.append(("late-interaction", LATE_INTERACTION.name))
+    for role, name in roles:
         bundled = bundled_model(name)
         if bundled is None:
             checks.append(
@@ -57,11 +58,17 @@ def _store_check(settings: Settings) -> dict[str, Any]:
         figures = statistics(service.store)
     finally:
         service.close()
-    return _check(
-        "store", True,
+    detail = (
         f"{figures['db_path']}: {figures['total']} memories, model {figures['embedding_model']} "
-        f"({figures['embedding_dimension']}d), {figures['table_versions']} table versions",
-    )  # fmt: skip
+        f"({figures['embedding_dimension']}d), {figures['table_versions']} table versions"
+    )
+    missing = figures["without_token_vectors"]
+    if settings.late_interaction and missing:
+        detail += (
+            f"; {missing} memories have no token vectors (written with late interaction off or "
+            "by an older version): recall encodes them each time — run 'tinmem reembed' once"
+        )
+    return _check("store", True, detail)
 
 
 def _llm_check(settings: Settings) -> dict[str, Any]:

@@ -102,6 +102,8 @@ def import_memories(
         batches += 1
         if progress:
             progress(len(batch))
+    if batches > 1:  # fold the bulk of new rows into the indexes now, not at some later write
+        service.store.optimize()
     return ImportReport(imported=len(unique), batches=batches)
 
 
@@ -151,5 +153,6 @@ def statistics(store: MemoryStore) -> dict[str, Any]:
         "embedding_model": model,
         "embedding_dimension": int(dimension) if dimension.isdigit() else dimension,
         "table_versions": store.version_count(),
+        "without_token_vectors": store.table.count_rows("token_vectors IS NULL"),
         "db_path": store.uri,
     }

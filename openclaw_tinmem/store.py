@@ -327,11 +327,20 @@ class MemoryStore:
 
     # ----------------------------------------------------------------- writes
 
-    def upsert(self, memories: Sequence[Memory], vectors: Matrix | Sequence[Vector]) -> None:
-        """Insert or replace memories by id; call under ``write_lock`` when reading first."""
+    def upsert(
+        self,
+        memories: Sequence[Memory],
+        vectors: Matrix | Sequence[Vector],
+        tokens: Sequence[bytes | None] | None = None,
+    ) -> None:
+        """Insert or replace memories by id; call under ``write_lock`` when reading first.
+
+        Token vectors are encoded from the contents unless given.
+        """
         if not memories:
             return
-        tokens = self.encode_tokens([memory.content for memory in memories])
+        if tokens is None:
+            tokens = self.encode_tokens([memory.content for memory in memories])
         rows = [
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)

