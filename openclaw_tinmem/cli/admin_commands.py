@@ -122,7 +122,7 @@ def reembed(state: CliState, yes: bool) -> None:
 
 @main.group()
 def models() -> None:
-    """Manage the embedding and reranking models."""
+    """Manage the embedding, late-interaction and cross-encoder models."""
 
 
 @models.command("pull")

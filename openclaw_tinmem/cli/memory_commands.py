@@ -64,7 +64,9 @@ def list_command(
 )
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 100))
 @click.option("--level", type=click.Choice(["L0", "L1", "L2"]), default="L1", show_default=True)
-@click.option("--rerank/--no-rerank", default=None, help="Override the configured rerank setting.")
+@click.option(
+    "--rerank/--no-rerank", default=None, help="Override the configured cross-encoder setting."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.pass_obj
 def search(
