@@ -20,7 +20,7 @@ from openclaw_tinmem.embeddings import (
     Reranker,
     shared_reranker,
 )
-from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
+from openclaw_tinmem.errors import InvalidArgumentError, ModelError, NotFoundError
 from openclaw_tinmem.late_interaction import TokenEncoder, maxsim, shared_encoder
 from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.llm import LLMClient
@@ -60,13 +60,24 @@ class ForgetOutcome:
 
 
 def open_store(settings: Settings, embedder: Embedder, *, verify_model: bool = True) -> MemoryStore:
-    """The store for ``embedder``, encoding token vectors when late interaction is on."""
+    """The store for ``embedder``, encoding token vectors when late interaction is on.
+
+    A late-interaction model that cannot be loaded (say, an offline machine provisioned by an
+    older version) turns late interaction off with a warning instead of failing: recall
+    falls back to fusion and the cross-encoder, and ``tinmem doctor`` reports the model.
+    """
+    encoder: TokenEncoder | None = None
+    if settings.late_interaction:
+        try:
+            encoder = shared_encoder(settings)
+        except ModelError as error:
+            logger.warning("late interaction is off for this process: %s", error.message)
     return MemoryStore(
         settings,
         model_name=embedder.model_name,
         dimension=embedder.dimension,
         verify_model=verify_model,
-        token_encoder=shared_encoder(settings) if settings.late_interaction else None,
+        token_encoder=encoder,
     )
 
 

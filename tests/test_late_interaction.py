@@ -16,7 +16,7 @@ from openclaw_tinmem.late_interaction import (
     shared_encoder,
 )
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store import TOKEN_VECTORS_FIELD, MemoryStore, memory_schema
 
 DIMENSION = 384
@@ -146,3 +146,21 @@ def test_a_table_from_before_token_vectors_gains_the_column(
     assert TOKEN_VECTORS_FIELD.name in service.store.table.schema.names
     memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
     assert service.recall("where is the office")[0].memory.id == memory.id
+
+
+def test_a_missing_late_interaction_model_turns_it_off_instead_of_failing(
+    settings: Settings,
+    embedder: FastEmbedEmbedder,
+    tmp_path,
+    caplog,  # type: ignore[no-untyped-def]
+) -> None:
+    empty = settings.model_copy(
+        update={"model_dir": str(tmp_path / "no-models"), "auto_provision": False}
+    )
+    store = open_store(empty, embedder)
+    assert store.token_encoder is None
+    assert "late interaction is off" in caplog.text
+    service = MemoryService(empty.model_copy(update={"rerank": False}), store, embedder)
+    memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
+    assert service.recall("where is the office")[0].memory.id == memory.id
+    service.close()
