@@ -14,8 +14,9 @@ from pydantic import ValidationError
 
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
+from openclaw_tinmem.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store import MemoryStore, memory_to_row, row_to_memory
+from openclaw_tinmem.store import MemoryStore
 
 Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")

@@ -16,8 +16,9 @@ from openclaw_tinmem.late_interaction import (
     shared_encoder,
 )
 from openclaw_tinmem.models import Category
+from openclaw_tinmem.schema import TOKEN_VECTORS_FIELD, memory_schema
 from openclaw_tinmem.service import MemoryService, open_store
-from openclaw_tinmem.store import TOKEN_VECTORS_FIELD, MemoryStore, memory_schema
+from openclaw_tinmem.store import MemoryStore
 
 DIMENSION = 384
 

@@ -1,0 +1,76 @@
+"""The memories table's columns, and the conversion between Memory models and table rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from openclaw_tinmem.embeddings import Vector
+from openclaw_tinmem.models import Category, Memory, Source
+
+MODEL_METADATA_KEY = b"tinmem.embedding_model"
+DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
+SCHEMA_VERSION_KEY = b"tinmem.schema_version"
+SCHEMA_VERSION = b"1"
+# int8 token vectors for late interaction (late_interaction.py); null when not encoded
+TOKEN_VECTORS_FIELD = pa.field("token_vectors", pa.binary())
+MEMORY_COLUMNS = [
+    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
+    "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
+    "content_hash",
+]  # fmt: skip
+
+
+def memory_schema(model_name: str, dimension: int) -> pa.Schema:
+    timestamp = pa.timestamp("us", tz="UTC")
+    fields = [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("scope", pa.string(), nullable=False),
+        pa.field("category", pa.string(), nullable=False),
+        pa.field("headline", pa.string()),
+        pa.field("summary", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("search_text", pa.string()),
+        pa.field("importance", pa.float64()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("created_at", timestamp),
+        pa.field("updated_at", timestamp),
+        pa.field("last_accessed_at", timestamp),
+        pa.field("access_count", pa.int64()),
+        pa.field("source", pa.string()),
+        pa.field("source_ref", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dimension)),
+        TOKEN_VECTORS_FIELD,
+    ]
+    metadata = {
+        MODEL_METADATA_KEY: model_name.encode(),
+        DIMENSION_METADATA_KEY: str(dimension).encode(),
+        SCHEMA_VERSION_KEY: SCHEMA_VERSION,
+    }
+    return pa.schema(fields, metadata=metadata)
+
+
+def search_text(memory: Memory) -> str:
+    """What the full-text index sees: headline, content and tags."""
+    parts = [memory.headline, memory.content, " ".join(memory.tags)]
+    return "\n".join(part for part in parts if part)
+
+
+def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -> dict[str, Any]:
+    row = memory.model_dump(include=set(MEMORY_COLUMNS))
+    row["category"] = memory.category.value
+    row["source"] = memory.source.value
+    row["search_text"] = search_text(memory)
+    row["vector"] = vector
+    row["token_vectors"] = tokens
+    return row
+
+
+def row_to_memory(row: dict[str, Any]) -> Memory:
+    values = {column: row[column] for column in MEMORY_COLUMNS if column in row}
+    values["tags"] = list(values.get("tags") or [])
+    values["category"] = Category(values["category"])
+    values["source"] = Source(values["source"])
+    return Memory(**values)
