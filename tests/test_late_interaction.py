@@ -165,3 +165,16 @@ def test_a_missing_late_interaction_model_turns_it_off_instead_of_failing(
     memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
     assert service.recall("where is the office")[0].memory.id == memory.id
     service.close()
+
+
+def test_updating_content_re_encodes_its_token_vectors(
+    service: MemoryService, encoder: LateInteractionEncoder
+) -> None:
+    memory = service.remember("The standup is at nine", Category.PATTERNS).memory
+    before = service.store.token_vectors([memory.id])[memory.id]
+    service.update(memory.id, importance=0.9)  # content unchanged: same token vectors
+    assert service.store.token_vectors([memory.id])[memory.id] == before
+    service.update(memory.id, content="The standup moved to half past ten on Mondays")
+    after = service.store.token_vectors([memory.id])[memory.id]
+    assert after != before
+    assert after == encoder.encode_documents(["The standup moved to half past ten on Mondays"])[0]
