@@ -68,7 +68,7 @@ class Settings(BaseModel):
     # --- recall
     recall_limit: int = Field(10, ge=1, le=100, description="Default number of recall results")
     candidate_pool: int = Field(
-        50, ge=1, le=1000, description="Candidates fetched from each retriever before fusion"
+        100, ge=1, le=1000, description="Candidates fetched from each retriever before fusion"
     )
     rrf_k: float = Field(20.0, gt=0, description="Reciprocal-rank-fusion constant")
     vector_weight: float = Field(0.5, ge=0, description="Weight of the vector ranking in fusion")
@@ -79,7 +79,7 @@ class Settings(BaseModel):
         "store token vectors when written",
     )
     late_interaction_candidates: int = Field(
-        100, ge=1, le=1000, description="How many fused candidates late interaction re-ranks"
+        200, ge=1, le=1000, description="How many fused candidates late interaction re-ranks"
     )
     late_interaction_max_tokens: int = Field(
         128, ge=16, le=512, description="Tokens of a memory (or query) encoded for late interaction"
