@@ -68,7 +68,11 @@ class Settings(BaseModel):
     # --- recall
     recall_limit: int = Field(10, ge=1, le=100, description="Default number of recall results")
     candidate_pool: int = Field(
-        100, ge=1, le=1000, description="Candidates fetched from each retriever before fusion"
+        50,
+        ge=1,
+        le=1000,
+        description="Candidates fetched from each retriever before fusion (with late "
+        "interaction, at least half of late_interaction_candidates)",
     )
     rrf_k: float = Field(20.0, gt=0, description="Reciprocal-rank-fusion constant")
     vector_weight: float = Field(0.5, ge=0, description="Weight of the vector ranking in fusion")

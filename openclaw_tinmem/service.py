@@ -159,9 +159,9 @@ class MemoryService:
             settings.late_interaction_candidates if encoder else 0,
         )
         query_tokens = self._search_pool.submit(encoder.encode_query, query) if encoder else None
-        candidates = self._candidates(
-            query, scopes, categories, max(settings.candidate_pool, limit)
-        )
+        # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
+        pool = max(settings.candidate_pool, limit, depth // 2 if encoder else 0)
+        candidates = self._candidates(query, scopes, categories, pool)
         candidates = candidates[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
         candidates = [candidate for candidate in candidates if candidate.id in memories]
