@@ -100,11 +100,13 @@ class MemoryService:
         self.embedder = embedder
         self.summarizer: Summarizer = summarizer or RuleSummarizer()
         self.judge: MergeJudge = judge or SimilarityJudge(settings)
-        self.writer = MemoryWriter(settings, store, embedder, self.summarizer, self.judge, clock)
         self._reranker_factory = reranker_factory or (lambda: shared_reranker(settings))
         self._reranker: Reranker | None = None
         self.clock = clock
         self._search_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tinmem-search")
+        self.writer = MemoryWriter(
+            settings, store, embedder, self.summarizer, self.judge, clock, self._search_pool
+        )
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
 
     @classmethod

@@ -279,12 +279,17 @@ class MemoryStore:
     ) -> None:
         """Insert or replace memories by id; call under ``write_lock`` when reading first.
 
-        Token vectors are encoded from the contents unless given.
+        Token vectors not given (None) are encoded from the contents.
         """
         if not memories:
             return
-        if tokens is None:
-            tokens = self.encode_tokens([memory.content for memory in memories])
+        given: list[bytes | None] = list(tokens) if tokens is not None else [None] * len(memories)
+        missing = [index for index, value in enumerate(given) if value is None]
+        if missing and self.token_encoder is not None:
+            encoded = self.encode_tokens([memories[index].content for index in missing])
+            for index, value in zip(missing, encoded, strict=True):
+                given[index] = value
+        tokens = given
         rows = [
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)

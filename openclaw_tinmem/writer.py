@@ -8,6 +8,7 @@ meanwhile) and falls back to the similarity rule when it no longer holds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -67,10 +68,13 @@ class PendingBatch:
 
     memories: dict[str, Memory] = field(default_factory=dict)
     vectors: dict[str, Vector] = field(default_factory=dict)
+    tokens: dict[str, bytes | None] = field(default_factory=dict)
 
-    def add(self, memory: Memory, vector: Vector) -> None:
+    def add(self, memory: Memory, vector: Vector, tokens: bytes | None = None) -> None:
+        """Queue a memory; token vectors left out are encoded from its content on commit."""
         self.memories[memory.id] = memory
         self.vectors[memory.id] = vector
+        self.tokens[memory.id] = tokens
 
     def find_hash(self, candidate: Memory) -> Memory | None:
         return next(
@@ -92,8 +96,10 @@ class MemoryWriter:
         summarizer: Summarizer,
         judge: MergeJudge,
         clock: Callable[[], datetime],
+        executor: Executor | None = None,
     ) -> None:
         self.settings = settings
+        self.executor = executor
         self.store = store
         self.embedder = embedder
         self.summarizer = summarizer
@@ -128,14 +134,26 @@ class MemoryWriter:
     def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
+        contents = [item.memory.content for item in prepared]
+        # Token vectors are encoded while the judge decides (an LLM call, when one is set).
+        encoding = (
+            self.executor.submit(self.store.encode_tokens, contents) if self.executor else None
+        )
         decisions = self.judge.decide_batch(items)
+        encoded = encoding.result() if encoding else self.store.encode_tokens(contents)
+        tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
         with self.store.write_lock():  # read-recheck-write is atomic across processes
             batch = PendingBatch()
             outcomes = [
-                self._commit(item, decision, batch)
+                self._commit(item, decision, batch, tokens.get(item.memory.id))
                 for item, decision in zip(prepared, decisions, strict=True)
             ]
-            self.store.upsert(list(batch.memories.values()), list(batch.vectors.values()))
+            memories = list(batch.memories.values())
+            self.store.upsert(
+                memories,
+                [batch.vectors[memory.id] for memory in memories],
+                [batch.tokens[memory.id] for memory in memories],
+            )
         return outcomes
 
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
@@ -151,7 +169,9 @@ class MemoryWriter:
         """A memory as it is now: written earlier in this batch, or in the store."""
         return batch.memories.get(memory_id) or self.store.get([memory_id]).get(memory_id)
 
-    def _commit(self, item: Prepared, decision: Decision, batch: PendingBatch) -> WriteOutcome:
+    def _commit(
+        self, item: Prepared, decision: Decision, batch: PendingBatch, tokens: bytes | None
+    ) -> WriteOutcome:
         candidate = item.memory
         existing = self._current(candidate.id, batch)
         if existing is not None:  # a replayed capture: already written
@@ -177,7 +197,7 @@ class MemoryWriter:
             merged = self._merge(decision.target, candidate, decision)
             batch.add(merged, self.embedder.embed_documents([merged.content])[0])
             return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
-        batch.add(candidate, item.vector)
+        batch.add(candidate, item.vector, tokens)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
 
     def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:

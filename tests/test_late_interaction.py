@@ -15,7 +15,7 @@ from openclaw_tinmem.late_interaction import (
     quantize,
     shared_encoder,
 )
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Action, Category
 from openclaw_tinmem.schema import TOKEN_VECTORS_FIELD, memory_schema
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store import MemoryStore
@@ -178,3 +178,20 @@ def test_updating_content_re_encodes_its_token_vectors(
     after = service.store.token_vectors([memory.id])[memory.id]
     assert after != before
     assert after == encoder.encode_documents(["The standup moved to half past ten on Mondays"])[0]
+
+
+def test_created_and_merged_memories_store_the_tokens_of_their_final_content(
+    service: MemoryService, encoder: LateInteractionEncoder
+) -> None:
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+    merged = service.remember(
+        "I prefer dark mode in all my editors and terminals", Category.PREFERENCES
+    )
+    assert merged.action is Action.MERGED and merged.target_id == first.id
+    stored = service.store.token_vectors([first.id])[first.id]
+    assert stored == encoder.encode_documents([service.get(first.id).content])[0]
+    created = service.remember("The release train leaves on Thursdays", Category.PATTERNS).memory
+    assert (
+        service.store.token_vectors([created.id])[created.id]
+        == (encoder.encode_documents([created.content])[0])
+    )
