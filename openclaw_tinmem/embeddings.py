@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import ModelError
 from openclaw_tinmem.provisioning import BundledModel, bundled_model, provision
 
+LoadedModel = TypeVar("LoadedModel")
 Vector = npt.NDArray[np.float32]
 Matrix = npt.NDArray[np.float32]
 
@@ -250,19 +251,36 @@ class FastEmbedReranker:
         return scores
 
 
-_rerankers: dict[tuple[str, str, int | None, int], FastEmbedReranker] = {}
-_rerankers_lock = threading.Lock()
+class SharedModels(Generic[LoadedModel]):
+    """One loaded model per key in a process: loading takes a second, so loads are shared."""
+
+    def __init__(
+        self, load: Callable[[Settings], LoadedModel], key: Callable[[Settings], Hashable]
+    ) -> None:
+        self._load = load
+        self._key = key
+        self._models: dict[Hashable, LoadedModel] = {}
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings) -> LoadedModel:
+        key = self._key(settings)
+        with self._lock:
+            if key not in self._models:
+                self._models[key] = self._load(settings)
+            return self._models[key]
 
 
-def shared_reranker(settings: Settings) -> FastEmbedReranker:
-    """One loaded cross-encoder per model and options in a process (loading takes a second)."""
-    key = (
+_rerankers = SharedModels(
+    FastEmbedReranker,
+    key=lambda settings: (
         settings.reranker_model,
         settings.model_dir,
         settings.model_threads,
         settings.rerank_max_tokens,
-    )
-    with _rerankers_lock:
-        if key not in _rerankers:
-            _rerankers[key] = FastEmbedReranker(settings)
-        return _rerankers[key]
+    ),
+)
+
+
+def shared_reranker(settings: Settings) -> FastEmbedReranker:
+    """One loaded cross-encoder per model and options in a process."""
+    return _rerankers.get(settings)

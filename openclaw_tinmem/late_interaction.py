@@ -19,14 +19,13 @@ markers cut turn-level frac@10 from 77.7 to 43.0 with this export.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import Matrix, model_path, session_options
+from openclaw_tinmem.embeddings import Matrix, SharedModels, model_path, session_options
 from openclaw_tinmem.errors import ModelError
 from openclaw_tinmem.provisioning import LATE_INTERACTION
 
@@ -130,14 +129,16 @@ def maxsim(query: Matrix, documents: Sequence[bytes], dimension: int) -> list[fl
     return scores
 
 
-_encoders: dict[tuple[str, int | None, int], LateInteractionEncoder] = {}
-_encoders_lock = threading.Lock()
+_encoders = SharedModels(
+    LateInteractionEncoder,
+    key=lambda settings: (
+        settings.model_dir,
+        settings.model_threads,
+        settings.late_interaction_max_tokens,
+    ),
+)
 
 
 def shared_encoder(settings: Settings) -> LateInteractionEncoder:
     """One loaded encoder per model directory and options in a process."""
-    key = (settings.model_dir, settings.model_threads, settings.late_interaction_max_tokens)
-    with _encoders_lock:
-        if key not in _encoders:
-            _encoders[key] = LateInteractionEncoder(settings)
-        return _encoders[key]
+    return _encoders.get(settings)
