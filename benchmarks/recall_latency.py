@@ -4,11 +4,11 @@
 
 For each size the store is filled with synthetic memories, then timed queries run through the
 real recall path (query embedding with the cache disabled, full-text + vector search, fusion,
-fetching the memories, scoring) in three configurations: the fast profile (the first stage alone: no late interaction, no
-cross-encoder), late interaction without the cross-encoder, and the shipped default (late
-interaction, then the cross-encoder). The floor measured in the
-same run is what no first stage can beat: embedding the query plus a numpy brute-force top-k
-over the same vectors.
+fetching the memories, scoring) in three configurations: the fast profile (the first stage
+alone: no late interaction, no cross-encoder), late interaction without the cross-encoder,
+and the shipped default (late interaction, then the cross-encoder). The floor measured in
+the same run is what no first stage can beat: embedding the query plus a numpy brute-force
+top-k over the same vectors.
 
 Up to ``--real-embeddings`` memories are embedded by the real model; beyond that, vectors are
 real embeddings reused with small noise (re-normalised), which keeps the search cost honest
