@@ -102,6 +102,14 @@ def load(path: Path) -> list[Conversation]:
     return conversations
 
 
+def preceding(conversation: Conversation, index: int) -> str:
+    """The turn before this one in the same session: the context a captured turn carries."""
+    turn = conversation.turns[index]
+    if index == 0 or conversation.turns[index - 1].session != turn.session:
+        return ""
+    return conversation.turns[index - 1].memory_text()
+
+
 def ingest(service: MemoryService, conversations: Sequence[Conversation]) -> float:
     """Store every turn through the batch import path; returns the seconds it took."""
     started = time.perf_counter()
@@ -109,8 +117,8 @@ def ingest(service: MemoryService, conversations: Sequence[Conversation]) -> flo
         lines = [
             json.dumps({"content": turn.memory_text(), "category": "events", "scope": conversation.scope,
                         "source_ref": turn.dia_id, "headline": turn.memory_text()[:200],
-                        "summary": turn.memory_text()})
-            for turn in conversation.turns
+                        "summary": turn.memory_text(), "context": preceding(conversation, index)})
+            for index, turn in enumerate(conversation.turns)
         ]  # fmt: skip
         import_memories(service, lines)
     return time.perf_counter() - started

@@ -92,6 +92,7 @@ class CapturePipeline:
                 source=Source.AUTO_CAPTURE,
                 source_ref=f"turn:{record.id}",
                 memory_id=memory_id_for(record.id, index),
+                context=redact_secrets(candidate.context),
             )
             for index, candidate in enumerate(candidates)
             if candidate.content.strip()

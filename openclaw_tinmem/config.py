@@ -88,6 +88,20 @@ class Settings(BaseModel):
     late_interaction_max_tokens: int = Field(
         128, ge=16, le=512, description="Tokens of a memory (or query) encoded for late interaction"
     )
+    late_interaction_context_tokens: int = Field(
+        64,
+        ge=0,
+        le=256,
+        description="Tokens of a memory's conversational context (the message before it) "
+        "encoded with it for late interaction; 0 leaves context out",
+    )
+    late_interaction_context_weight: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="How much a match on a context token counts against a match on the "
+        "memory's own tokens",
+    )
     rerank: bool = Field(True, description="Re-score the top candidates with the cross-encoder")
     rerank_candidates: int = Field(
         8, ge=1, le=200, description="How many of the best candidates the cross-encoder re-scores"
@@ -97,6 +111,13 @@ class Settings(BaseModel):
         ge=16,
         le=512,
         description="Longest (query, memory) pair the cross-encoder reads, in tokens",
+    )
+    rerank_context_characters: int = Field(
+        80,
+        ge=0,
+        le=2000,
+        description="Characters from the end of a memory's context (the message before it) "
+        "that the cross-encoder reads after the memory; 0 leaves context out",
     )
     importance_weight: float = Field(
         0.15, ge=0, le=1, description="Share of the final score that comes from importance"

@@ -33,6 +33,7 @@ class CandidateMemory:
     tags: tuple[str, ...] = ()
     headline: str | None = None
     summary: str | None = None
+    context: str = ""  # what preceded it in the conversation (see Memory.context)
 
 
 class Extractor(Protocol):
@@ -51,9 +52,17 @@ class RuleExtractor:
     def extract(
         self, turn: Sequence[Message], context: Sequence[Message], when: datetime
     ) -> list[CandidateMemory]:
+        conversation = [*context, *turn]
+        offset = len(context)
         return [
-            CandidateMemory(found.content, found.category, found.importance)
-            for message in turn
+            CandidateMemory(
+                found.content,
+                found.category,
+                found.importance,
+                # the statement is kept verbatim, so the message it answered is its context
+                context=conversation[offset + index - 1].content if offset + index else "",
+            )
+            for index, message in enumerate(turn)
             if message.role == "user"
             for found in extract_by_rules(message.content)
         ]

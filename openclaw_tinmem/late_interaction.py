@@ -15,6 +15,13 @@ The encoder is the bundled ONNX model provisioned with the others (see provision
 384-dimensional token states are used as they are. Plain BERT inputs are used, without
 ColBERT's query/document marker tokens or query padding: on the LoCoMo development split the
 markers cut turn-level frac@10 from 77.7 to 43.0 with this export.
+
+A memory written from a conversation can carry its *context*: the message before it, such as
+the question a reply answers ("How often do you all work out?" — "Three times a week"). The
+tail of the context is encoded in front of the memory, ``[CLS] context [SEP] memory [SEP]``,
+so the memory's own token states are read in that light, and the context's token vectors are
+stored too, scaled down by ``late_interaction_context_weight``: a query that matches only the
+context scores a little below one that matches the memory itself.
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ class TokenEncoder(Protocol):
 
     dimension: int
 
-    def encode_documents(self, texts: Sequence[str]) -> list[bytes]: ...
+    def encode_documents(
+        self, texts: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[bytes]: ...
 
     def encode_query(self, text: str) -> Matrix: ...
 
@@ -63,38 +72,69 @@ class LateInteractionEncoder:
         except Exception as error:  # onnxruntime and tokenizers raise their own error types
             raise ModelError(f"cannot load late-interaction model {directory}: {error}") from error
         self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=settings.late_interaction_max_tokens)
+        self._tokenizer.no_truncation()
+        first = self._tokenizer.token_to_id("[CLS]")
+        separator = self._tokenizer.token_to_id("[SEP]")
+        if first is None or separator is None:
+            raise ModelError(f"late-interaction tokenizer in {directory} lacks [CLS] or [SEP]")
+        self._first, self._separator = first, separator
+        self._max_tokens = settings.late_interaction_max_tokens
+        self._context_tokens = settings.late_interaction_context_tokens
+        self._context_weight = settings.late_interaction_context_weight
         self._input_names = {item.name for item in self._session.get_inputs()}
 
-    def _run(self, texts: Sequence[str]) -> list[Matrix]:
-        """Normalised token vectors of each text (batched by similar length)."""
-        encodings = self._tokenizer.encode_batch(list(texts))
+    def _sequences(
+        self, texts: Sequence[str], contexts: Sequence[str] | None
+    ) -> list[tuple[list[int], int]]:
+        """Each text's input ids, and how many of them (after [CLS]) belong to its context."""
+        pieces = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        tails: list[list[int]] = [[] for _ in texts]
+        if contexts is not None and self._context_tokens:
+            context_pieces = self._tokenizer.encode_batch(list(contexts), add_special_tokens=False)
+            tails = [piece.ids[-self._context_tokens :] for piece in context_pieces]
+        sequences: list[tuple[list[int], int]] = []
+        for piece, tail in zip(pieces, tails, strict=True):
+            context = [*tail, self._separator] if tail else []
+            own = piece.ids[: self._max_tokens - 2]
+            sequences.append(([self._first, *context, *own, self._separator], len(context)))
+        return sequences
+
+    def _run(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[Matrix]:
+        """Normalised token vectors of each text (batched by similar length); the vectors of
+        context tokens come first, scaled by the context weight."""
+        sequences = self._sequences(texts, contexts)
         results: list[Matrix] = [np.zeros((0, self.dimension), np.float32)] * len(texts)
-        order = sorted(range(len(texts)), key=lambda index: len(encodings[index].ids))
+        order = sorted(range(len(texts)), key=lambda index: len(sequences[index][0]))
         for start in range(0, len(order), ENCODE_BATCH_SIZE):
             batch = order[start : start + ENCODE_BATCH_SIZE]
-            width = max(len(encodings[index].ids) for index in batch)
+            width = max(len(sequences[index][0]) for index in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
             for row, index in enumerate(batch):
-                tokens = encodings[index].ids
+                tokens = sequences[index][0]
                 ids[row, : len(tokens)] = tokens
                 mask[row, : len(tokens)] = 1
-            inputs: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+            feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self._input_names:
-                inputs["token_type_ids"] = np.zeros_like(ids)
-            states = self._session.run(None, inputs)[0]
+                feed["token_type_ids"] = np.zeros_like(ids)
+            states = self._session.run(None, feed)[0]
             for row, index in enumerate(batch):
                 vectors = states[row, : int(mask[row].sum())].astype(np.float32)
                 norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-                results[index] = vectors / np.maximum(norms, 1e-12)
+                vectors = vectors / np.maximum(norms, 1e-12)
+                context_length = sequences[index][1]
+                vectors[1 : 1 + context_length] *= self._context_weight
+                results[index] = vectors
         return results
 
-    def encode_documents(self, texts: Sequence[str]) -> list[bytes]:
-        """Token vectors of each text, int8-quantised, as bytes for storage."""
+    def encode_documents(
+        self, texts: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[bytes]:
+        """Token vectors of each text (read after its context, when given), int8-quantised,
+        as bytes for storage."""
         if not texts:
             return []
-        return [quantize(vectors) for vectors in self._run(texts)]
+        return [quantize(vectors) for vectors in self._run(texts, contexts)]
 
     def encode_query(self, text: str) -> Matrix:
         return self._run([text])[0]
@@ -135,6 +175,8 @@ _encoders = SharedModels(
         settings.model_dir,
         settings.model_threads,
         settings.late_interaction_max_tokens,
+        settings.late_interaction_context_tokens,
+        settings.late_interaction_context_weight,
     ),
 )
 

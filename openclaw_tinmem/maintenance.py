@@ -118,7 +118,7 @@ def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
         batch = memories[start : start + batch_size]
         contents = [memory.content for memory in batch]
         vectors = service.embedder.embed_documents(contents)
-        tokens = store.encode_tokens(contents)
+        tokens = store.encode_tokens(batch)
         rows.extend(
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(batch, vectors, tokens, strict=True)

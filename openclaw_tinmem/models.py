@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from openclaw_tinmem.errors import InvalidArgumentError
 
@@ -160,6 +160,8 @@ def validate_memory_id(memory_id: str, *, field: str = "id") -> str:
 
 
 MAX_TAGS = 32
+# The end of a conversational context is what matters (the message just before a memory).
+MAX_CONTEXT_CHARACTERS = 2000
 MAX_TAG_LENGTH = 64
 _TAG_CLEAN = re.compile(r"[^a-z0-9._+#/\- ]")
 
@@ -207,6 +209,18 @@ class Memory(BaseModel):
     source: Source = Source.TOOL
     source_ref: str = ""
     content_hash: str = ""
+    # What preceded the memory where it was said (e.g. the question it answers); indexed for
+    # late interaction, never part of what recall returns.
+    context: str = ""
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _keep_context_tail(cls, value: Any) -> Any:
+        if value is None:
+            return ""
+        if isinstance(value, str):
+            return value.strip()[-MAX_CONTEXT_CHARACTERS:]
+        return value
 
     def text_at(self, level: Level) -> str:
         """The memory's text at the requested level of detail."""

@@ -94,6 +94,21 @@ def apply_rerank(candidates: Sequence[Candidate], relevances: Sequence[float]) -
     return rescored + rest
 
 
+def rerank_text(memory: Memory, context_characters: int) -> str:
+    """What the cross-encoder reads: the memory, then the end of its context, if any.
+
+    A reply such as "Three times a week" means little to the cross-encoder on its own; the
+    end of the message it answered ("...how often do you all work out together?") restores
+    the missing half. Only the end: the whole of a long message drowns the memory.
+    """
+    if not memory.context or context_characters <= 0:
+        return memory.content
+    tail = memory.context[-context_characters:]
+    if len(memory.context) > context_characters and " " in tail:
+        tail = tail.split(" ", 1)[1]  # start at a word boundary
+    return f"{memory.content} (in reply to: {tail})"
+
+
 def sigmoid(value: float) -> float:
     """Cross-encoder logits become relevance in (0, 1) through the logistic function."""
     return 1.0 / (1.0 + math.exp(-max(min(value, 50.0), -50.0)))

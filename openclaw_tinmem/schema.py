@@ -15,10 +15,14 @@ SCHEMA_VERSION_KEY = b"tinmem.schema_version"
 SCHEMA_VERSION = b"1"
 # int8 token vectors for late interaction (late_interaction.py); null when not encoded
 TOKEN_VECTORS_FIELD = pa.field("token_vectors", pa.binary())
+# the conversational context a memory was written in (Memory.context); null in older tables
+CONTEXT_FIELD = pa.field("context", pa.string())
+# columns added since the first release, added with nulls when an older table is opened
+ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD]
 MEMORY_COLUMNS = [
     "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
     "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
-    "content_hash",
+    "content_hash", "context",
 ]  # fmt: skip
 
 
@@ -43,6 +47,7 @@ def memory_schema(model_name: str, dimension: int) -> pa.Schema:
         pa.field("content_hash", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dimension)),
         TOKEN_VECTORS_FIELD,
+        CONTEXT_FIELD,
     ]
     metadata = {
         MODEL_METADATA_KEY: model_name.encode(),
@@ -71,6 +76,7 @@ def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -
 def row_to_memory(row: dict[str, Any]) -> Memory:
     values = {column: row[column] for column in MEMORY_COLUMNS if column in row}
     values["tags"] = list(values.get("tags") or [])
+    values["context"] = values.get("context") or ""
     values["category"] = Category(values["category"])
     values["source"] = Source(values["source"])
     return Memory(**values)

@@ -43,6 +43,7 @@ from openclaw_tinmem.recall import (
     final_score,
     fuse,
     is_small_talk,
+    rerank_text,
     sigmoid,
 )
 from openclaw_tinmem.store import MemoryStore
@@ -173,7 +174,8 @@ class MemoryService:
             candidates = apply_rerank(candidates, scores)
         if use_rerank and candidates:
             head = candidates[: settings.rerank_candidates]
-            logits = self.reranker.score(query, [memories[c.id].content for c in head])
+            texts = [rerank_text(memories[c.id], settings.rerank_context_characters) for c in head]
+            logits = self.reranker.score(query, texts)
             candidates = apply_rerank(candidates, [sigmoid(logit) for logit in logits])
         now = self.clock()
         threshold = self.settings.min_score if min_score is None else min_score
@@ -200,7 +202,8 @@ class MemoryService:
         missing = [candidate.id for candidate in head if candidate.id not in stored]
         if missing:
             encoded = encoder.encode_documents(
-                [memories[memory_id].content for memory_id in missing]
+                [memories[memory_id].content for memory_id in missing],
+                [memories[memory_id].context for memory_id in missing],
             )
             stored.update(zip(missing, encoded, strict=True))
         documents = [stored[candidate.id] for candidate in head]

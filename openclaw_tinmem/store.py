@@ -24,10 +24,10 @@ from openclaw_tinmem.filters import build_filter
 from openclaw_tinmem.late_interaction import TokenEncoder
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.schema import (
+    ADDED_FIELDS,
     DIMENSION_METADATA_KEY,
     MEMORY_COLUMNS,
     MODEL_METADATA_KEY,
-    TOKEN_VECTORS_FIELD,
     memory_schema,
     memory_to_row,
     row_to_memory,
@@ -85,8 +85,9 @@ class MemoryStore:
             table = self.database.open_table(name)
             if self._verify_model:
                 self._check_model(table.schema)
-            if TOKEN_VECTORS_FIELD.name not in table.schema.names:  # written by an older version
-                table.add_columns(pa.schema([TOKEN_VECTORS_FIELD]))
+            missing = [f for f in ADDED_FIELDS if f.name not in table.schema.names]
+            if missing:  # written by an older version
+                table.add_columns(pa.schema(missing))
             return table
         return self._create(pa.Table.from_pylist([], schema=self.schema()), mode="create")
 
@@ -204,11 +205,15 @@ class MemoryStore:
         rows = query.select(["id", "token_vectors"]).limit(None).to_list()
         return {row["id"]: row["token_vectors"] for row in rows if row["token_vectors"]}
 
-    def encode_tokens(self, contents: Sequence[str]) -> list[bytes | None]:
-        """Token vectors for new contents, or Nones when this store has no token encoder."""
+    def encode_tokens(self, memories: Sequence[Memory]) -> list[bytes | None]:
+        """Token vectors of memories (content read after context), or Nones without an encoder."""
         if self.token_encoder is None:
-            return [None] * len(contents)
-        return list(self.token_encoder.encode_documents(contents))
+            return [None] * len(memories)
+        return list(
+            self.token_encoder.encode_documents(
+                [memory.content for memory in memories], [memory.context for memory in memories]
+            )
+        )
 
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
         """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
@@ -286,7 +291,7 @@ class MemoryStore:
         given: list[bytes | None] = list(tokens) if tokens is not None else [None] * len(memories)
         missing = [index for index, value in enumerate(given) if value is None]
         if missing and self.token_encoder is not None:
-            encoded = self.encode_tokens([memories[index].content for index in missing])
+            encoded = self.encode_tokens([memories[index] for index in missing])
             for index, value in zip(missing, encoded, strict=True):
                 given[index] = value
         tokens = given

@@ -54,6 +54,7 @@ class Draft:
     source: Source = Source.TOOL
     source_ref: str = ""
     memory_id: str | None = None
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class MemoryWriter:
             headline=draft.headline or headline, summary=draft.summary or summary,
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
             created_at=now, updated_at=now, source=draft.source, source_ref=draft.source_ref,
-            content_hash=content_hash(content),
+            content_hash=content_hash(content), context=draft.context,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
@@ -134,13 +135,13 @@ class MemoryWriter:
     def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
-        contents = [item.memory.content for item in prepared]
+        memories = [item.memory for item in prepared]
         # Token vectors are encoded while the judge decides (an LLM call, when one is set).
         encoding = (
-            self.executor.submit(self.store.encode_tokens, contents) if self.executor else None
+            self.executor.submit(self.store.encode_tokens, memories) if self.executor else None
         )
         decisions = self.judge.decide_batch(items)
-        encoded = encoding.result() if encoding else self.store.encode_tokens(contents)
+        encoded = encoding.result() if encoding else self.store.encode_tokens(memories)
         tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
         with self.store.write_lock():  # read-recheck-write is atomic across processes
             batch = PendingBatch()

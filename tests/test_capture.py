@@ -29,6 +29,30 @@ def test_split_turn_cleans_and_keeps_context() -> None:
     assert turn[0].content.startswith("I really prefer tea") and "sk-proj" not in turn[0].content
 
 
+def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
+    service: MemoryService,
+) -> None:
+    record = TurnRecord(
+        messages=[
+            {"role": "user", "content": "Can you book me a train to Porto?"},
+            {"role": "assistant", "content": "Sure. Do you want a window or an aisle seat?"},
+            {"role": "user", "content": "I really prefer aisle seats on trains."},
+        ],
+        scope="global",
+        context={},
+    )
+    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    stored = service.get(outcome.memory.id)
+    assert stored.context == "Sure. Do you want a window or an aisle seat?"
+    alone = TurnRecord(
+        messages=[{"role": "user", "content": "I really prefer window seats on planes."}],
+        scope="global",
+        context={},
+    )
+    (first,) = CapturePipeline(service, RuleExtractor()).process(alone)
+    assert service.get(first.memory.id).context == ""
+
+
 def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal")
     record = TurnRecord(

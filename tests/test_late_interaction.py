@@ -1,3 +1,5 @@
+import json
+
 import lancedb
 import numpy as np
 import pyarrow as pa
@@ -16,7 +18,7 @@ from openclaw_tinmem.late_interaction import (
     shared_encoder,
 )
 from openclaw_tinmem.models import Action, Category
-from openclaw_tinmem.schema import TOKEN_VECTORS_FIELD, memory_schema
+from openclaw_tinmem.schema import ADDED_FIELDS, memory_schema
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store import MemoryStore
 
@@ -131,20 +133,20 @@ def test_memories_without_token_vectors_are_encoded_at_recall(
     assert len(reader.store.token_vectors([hit.memory.id for hit in hits])) == 2
 
 
-def test_a_table_from_before_token_vectors_gains_the_column(
+def test_a_table_from_an_older_version_gains_the_new_columns(
     settings: Settings,
     embedder: FastEmbedEmbedder,
     make_service,  # type: ignore[no-untyped-def]
 ) -> None:
     current = memory_schema(embedder.model_name, embedder.dimension)
+    added = {field.name for field in ADDED_FIELDS}
     old = pa.schema(
-        [field for field in current if field.name != TOKEN_VECTORS_FIELD.name],
-        metadata=current.metadata,
+        [field for field in current if field.name not in added], metadata=current.metadata
     )
     database = lancedb.connect(settings.resolved_db_path())
     database.create_table(settings.table_name, schema=old)
     service = make_service(settings)
-    assert TOKEN_VECTORS_FIELD.name in service.store.table.schema.names
+    assert added <= set(service.store.table.schema.names)
     memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
     assert service.recall("where is the office")[0].memory.id == memory.id
 
@@ -195,3 +197,76 @@ def test_created_and_merged_memories_store_the_tokens_of_their_final_content(
         service.store.token_vectors([created.id])[created.id]
         == (encoder.encode_documents([created.content])[0])
     )
+
+
+# --------------------------------------------------------------- conversational context
+
+ANSWER = "John (4 May 2023): Three times a week; it keeps us on track."
+QUESTION = "Maria (4 May 2023): Great news! How often do you all work out together as a family?"
+
+
+def test_without_context_a_memory_is_encoded_as_plain_bert_input(
+    encoder: LateInteractionEncoder,
+) -> None:
+    token_count = len(encoder._tokenizer.encode(ANSWER).ids)  # [CLS] ... [SEP]
+    plain, empty_context = encoder.encode_documents([ANSWER, ANSWER], ["", ""])
+    assert plain == encoder.encode_documents([ANSWER])[0] == empty_context
+    assert len(plain) // DIMENSION == token_count
+
+
+def test_context_is_encoded_first_and_weighted_down(model_settings: Settings) -> None:
+    settings = model_settings.model_copy(update={"late_interaction_context_weight": 0.5})
+    encoder = LateInteractionEncoder(settings)
+    context_count = len(encoder._tokenizer.encode(QUESTION, add_special_tokens=False).ids)
+    (document,) = encoder.encode_documents([ANSWER], [QUESTION])
+    norms = np.linalg.norm(dequantize(document, DIMENSION), axis=1)
+    own_count = len(encoder._tokenizer.encode(ANSWER).ids)
+    assert len(norms) == own_count + context_count + 1  # the context ends with its own [SEP]
+    assert norms[0] == pytest.approx(1.0, abs=0.01)  # [CLS]
+    assert np.allclose(norms[1 : 2 + context_count], 0.5, atol=0.01)
+    assert np.allclose(norms[2 + context_count :], 1.0, atol=0.01)
+
+
+def test_only_the_end_of_a_long_context_is_encoded(model_settings: Settings) -> None:
+    settings = model_settings.model_copy(update={"late_interaction_context_tokens": 8})
+    encoder = LateInteractionEncoder(settings)
+    (document,) = encoder.encode_documents([ANSWER], ["word " * 300 + QUESTION])
+    own_count = len(encoder._tokenizer.encode(ANSWER).ids)
+    assert len(document) // DIMENSION == own_count + 8 + 1
+    off = LateInteractionEncoder(
+        model_settings.model_copy(update={"late_interaction_context_tokens": 0})
+    )
+    assert off.encode_documents([ANSWER], [QUESTION]) == off.encode_documents([ANSWER])
+
+
+def test_the_context_lets_a_terse_reply_answer_the_question(
+    encoder: LateInteractionEncoder,
+) -> None:
+    distractor = "John (4 May 2023): Work has been busy, I often stay late at the office."
+    query = encoder.encode_query("How often does John work out with his family?")
+    bare, with_context, other = encoder.encode_documents(
+        [ANSWER, ANSWER, distractor], ["", QUESTION, ""]
+    )
+    bare_score, context_score, other_score = maxsim(query, [bare, with_context, other], DIMENSION)
+    assert context_score > bare_score
+    assert context_score > other_score
+
+
+def test_context_is_stored_with_the_memory_and_used_on_every_encode(
+    service: MemoryService, encoder: LateInteractionEncoder
+) -> None:
+    (line,) = [
+        json.dumps({"content": ANSWER, "category": "events", "context": QUESTION}),
+    ]
+    maintenance.import_memories(service, [line])
+    (memory,) = service.store.list_memories()
+    assert memory.context == QUESTION
+    expected = encoder.encode_documents([ANSWER], [QUESTION])[0]
+    assert service.store.token_vectors([memory.id])[memory.id] == expected
+    maintenance.reembed(service)  # re-encoding keeps reading the content after its context
+    assert service.store.token_vectors([memory.id])[memory.id] == expected
+    service.update(memory.id, content=ANSWER + " Mostly on weekends.")
+    updated = service.store.token_vectors([memory.id])[memory.id]
+    assert updated == encoder.encode_documents([ANSWER + " Mostly on weekends."], [QUESTION])[0]
+    hits = service.recall("How often does John work out with his family?")
+    assert hits[0].memory.id == memory.id and hits[0].memory.context == QUESTION

@@ -1,6 +1,10 @@
-import numpy as np
+import json
 
-from openclaw_tinmem.maintenance import import_memories, reembed, statistics
+import numpy as np
+import pytest
+
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.maintenance import export_memories, import_memories, reembed, statistics
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 
@@ -60,3 +64,23 @@ def test_import_writes_levels_only_where_a_line_lacks_them(settings, make_servic
     memories = {m.category.value: m for m in service.store.list_memories()}
     assert memories["preferences"].headline == "Metric"
     assert memories["profile"].headline == "Born in 1990 in Porto."
+
+
+def test_context_survives_export_and_import_and_bad_context_names_the_field(
+    service: MemoryService,
+    settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    line = json.dumps(
+        {"content": "Three times a week", "category": "events", "context": "How often?"}
+    )
+    import_memories(service, [line])
+    (record,) = list(export_memories(service.store))
+    assert record["context"] == "How often?"
+    other = make_service(settings.model_copy(update={"db_path": settings.db_path + "-copy"}))
+    import_memories(other, [json.dumps(record)])
+    assert other.store.list_memories()[0].context == "How often?"
+    bad = json.dumps({"content": "x", "category": "events", "context": ["not", "text"]})
+    with pytest.raises(InvalidArgumentError) as caught:
+        import_memories(other, [bad])
+    assert caught.value.field == "context" and "line 1" in str(caught.value)

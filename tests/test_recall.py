@@ -10,6 +10,7 @@ from openclaw_tinmem.recall import (
     fuse,
     is_small_talk,
     recency,
+    rerank_text,
     sigmoid,
 )
 
@@ -45,6 +46,30 @@ def test_rerank_reorders_head_and_keeps_tail_below() -> None:
     reranked = apply_rerank(fused, [sigmoid(-3.0), sigmoid(4.0)])
     assert [candidate.id for candidate in reranked] == ["b", "a", "c"]
     assert reranked[2].relevance < reranked[1].relevance
+
+
+def test_the_cross_encoder_reads_the_end_of_a_memory_s_context() -> None:
+    memory = Memory(
+        category=Category.EVENTS, headline="h", summary="s", content="Three times a week.",
+        context="Great news about the gym, John! How often do you all work out together?",
+    )  # fmt: skip
+    assert rerank_text(memory, 0) == "Three times a week."
+    assert rerank_text(memory, 200) == f"Three times a week. (in reply to: {memory.context})"
+    # cut to the last 40 characters, then forward to the next word boundary
+    assert rerank_text(memory, 40) == (
+        "Three times a week. (in reply to: How often do you all work out together?)"
+    )
+    alone = memory.model_copy(update={"context": ""})
+    assert rerank_text(alone, 200) == "Three times a week."
+
+
+def test_a_memory_keeps_only_the_end_of_a_long_context() -> None:
+    memory = Memory(
+        category=Category.EVENTS, headline="h", summary="s", content="c",
+        context="x" * 5000 + " the question",
+    )  # fmt: skip
+    assert len(memory.context) == 2000 and memory.context.endswith("the question")
+    assert Memory(category=Category.EVENTS, headline="h", summary="s", content="c").context == ""
 
 
 def _memory(importance: float, age_days: float) -> Memory:
