@@ -1,11 +1,14 @@
 import json
 import os
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from openclaw_tinmem.config import Settings
 
@@ -70,3 +73,56 @@ async def test_mcp_server_over_stdio(settings: Settings, tmp_path: Path) -> None
             assert bad.is_error and "category" in bad.content[0].text
             traversal = await session.call_tool("memory_read", {"path": "../secrets"})
             assert traversal.is_error and "invalid path" in traversal.content[0].text
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_mcp_server_over_streamable_http(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "none.toml").write_text("")
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
+        "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+    }
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", str(port)],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        with anyio.fail_after(120):
+            while True:  # wait until the server accepts connections on loopback
+                assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                        break
+                except OSError:
+                    await anyio.sleep(0.2)
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with (
+                streamable_http_client(url) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                names = {tool.name for tool in (await session.list_tools()).tools}
+                assert {"memory_recall", "memory_store", "memory_search", "memory_tree"} <= names
+                stored = await session.call_tool(
+                    "memory_store",
+                    {"content": "User prefers Helix editor", "category": "preferences"},
+                )
+                assert not stored.is_error
+                recalled = await session.call_tool("memory_recall", {"query": "which text editor"})
+                assert "Helix" in recalled.content[0].text
+                bad = await session.call_tool("memory_recall", {"query": "x", "limit": 0})
+                assert bad.is_error and "limit" in bad.content[0].text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
