@@ -3,8 +3,9 @@
     python -m benchmarks.locomo ../shared/bench/locomo-dev.json
 
 Every turn of a conversation is stored as a memory (speaker and session date in the text, the
-image caption when a photo was shared, the dia_id as source reference) through the product's
-batch import path, one scope per conversation. Each question is asked through the normal
+image caption when a photo was shared, the dia_id as source reference, the turn before it in
+the same session as its context unless ``--without-context``) through the product's batch
+import path, one scope per conversation. Each question is asked through the normal
 recall path against its conversation's scope only, and the ranked dia_ids are scored against
 the evidence (see ``benchmarks/metrics.py`` and ``../shared/bench/README.md``).
 """
@@ -110,14 +111,17 @@ def preceding(conversation: Conversation, index: int) -> str:
     return conversation.turns[index - 1].memory_text()
 
 
-def ingest(service: MemoryService, conversations: Sequence[Conversation]) -> float:
+def ingest(
+    service: MemoryService, conversations: Sequence[Conversation], *, with_context: bool = True
+) -> float:
     """Store every turn through the batch import path; returns the seconds it took."""
     started = time.perf_counter()
     for conversation in conversations:
         lines = [
             json.dumps({"content": turn.memory_text(), "category": "events", "scope": conversation.scope,
                         "source_ref": turn.dia_id, "headline": turn.memory_text()[:200],
-                        "summary": turn.memory_text(), "context": preceding(conversation, index)})
+                        "summary": turn.memory_text(),
+                        "context": preceding(conversation, index) if with_context else ""})
             for index, turn in enumerate(conversation.turns)
         ]  # fmt: skip
         import_memories(service, lines)
@@ -323,6 +327,11 @@ def main() -> None:
         metavar="OPTION=VALUE",
         help="add a configuration 'custom' with these settings changed (repeatable)",
     )
+    parser.add_argument(
+        "--without-context",
+        action="store_true",
+        help="store each turn without the turn before it as its context",
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
     if arguments.overrides:
@@ -334,7 +343,11 @@ def main() -> None:
     embedder = FastEmbedEmbedder(base)
     try:
         store = open_store(base, embedder)
-        ingest_seconds = ingest(MemoryService(base, store, embedder), conversations)
+        ingest_seconds = ingest(
+            MemoryService(base, store, embedder),
+            conversations,
+            with_context=not arguments.without_context,
+        )
         results = []
         with Progress() as progress:
             for name in arguments.configs:
