@@ -1,3 +1,4 @@
+import json
 import subprocess
 import sys
 import textwrap
@@ -137,3 +138,21 @@ def test_store_path_is_created(tmp_path: Path, embedder: FastEmbedEmbedder) -> N
     settings = Settings(db_path=str(tmp_path / "a" / "b"), model_dir=str(tmp_path))
     MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
     assert (tmp_path / "a" / "b").is_dir()
+
+
+def test_full_text_search_reads_the_end_of_a_memory_s_context(service: MemoryService) -> None:
+    from openclaw_tinmem.maintenance import import_memories
+
+    padding = "filler " * 100  # pushes the start of the context out of what is indexed
+    import_memories(
+        service,
+        [
+            json.dumps({"content": "Three times a week.", "category": "events",
+                        "context": "Kangaroo sanctuary " + padding + "How often do you all swim?"}),
+            json.dumps({"content": "Mostly on weekends.", "category": "events"}),
+        ],
+    )  # fmt: skip
+    found = {memory_id for memory_id, _ in service.store.text_search("swim", 10)}
+    (memory,) = [m for m in service.store.list_memories() if m.content == "Three times a week."]
+    assert found == {memory.id}
+    assert service.store.text_search("kangaroo", 10) == []
