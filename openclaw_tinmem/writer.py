@@ -135,13 +135,13 @@ class MemoryWriter:
     def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
-        memories = [item.memory for item in prepared]
+        candidates = [item.memory for item in prepared]
         # Token vectors are encoded while the judge decides (an LLM call, when one is set).
         encoding = (
-            self.executor.submit(self.store.encode_tokens, memories) if self.executor else None
+            self.executor.submit(self.store.encode_tokens, candidates) if self.executor else None
         )
         decisions = self.judge.decide_batch(items)
-        encoded = encoding.result() if encoding else self.store.encode_tokens(memories)
+        encoded = encoding.result() if encoding else self.store.encode_tokens(candidates)
         tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
         with self.store.write_lock():  # read-recheck-write is atomic across processes
             batch = PendingBatch()
