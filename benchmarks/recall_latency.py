@@ -129,15 +129,16 @@ def fill(service: MemoryService, size: int, real_limit: int, rng: random.Random)
         extra = extra + noise_rng.normal(0, 0.02, extra.shape).astype(np.float32)
         extra /= np.linalg.norm(extra, axis=1, keepdims=True)
         vectors = np.concatenate([real, extra])
-    tokens: list[bytes | None] = list(service.store.encode_tokens(texts[: len(real)]))
-    tokens += [tokens[n % len(real)] for n in range(size - len(real))]  # reused, like the vectors
     categories = list(Category)
+    memories = [
+        Memory(category=categories[n % 6], headline=texts[n][:80], summary=texts[n], content=texts[n],
+               scope="global" if n % 4 else "agent:bench")
+        for n in range(size)
+    ]  # fmt: skip
+    tokens: list[bytes | None] = list(service.store.encode_tokens(memories[: len(real)]))
+    tokens += [tokens[n % len(real)] for n in range(size - len(real))]  # reused, like the vectors
     for start in range(0, size, 5000):
-        batch = [
-            Memory(category=categories[n % 6], headline=texts[n][:80], summary=texts[n], content=texts[n],
-                   scope="global" if n % 4 else "agent:bench")
-            for n in range(start, min(start + 5000, size))
-        ]  # fmt: skip
+        batch = memories[start : start + 5000]
         end = start + len(batch)
         service.store.upsert(batch, vectors[start:end], tokens[start:end])
     service.store.optimize()
@@ -212,7 +213,8 @@ def measure_import(
     store = open_store(settings, embedder)
     started = time.perf_counter()
     embedder.embed_documents(texts)
-    store.encode_tokens(texts)  # the raw work of the models: embedding and token vectors
+    if store.token_encoder is not None:  # the raw work of the models: embedding and tokens
+        store.token_encoder.encode_documents(texts)
     raw_seconds = time.perf_counter() - started
     service = MemoryService(settings, store, embedder)
     lines = [json.dumps({"content": text, "category": "events"}) for text in texts]

@@ -1,0 +1,50 @@
+"""The benchmark scripts' set-up code runs against the current store API (a script that
+breaks silently leaves docs/benchmarks.md unreproducible)."""
+
+import json
+import random
+from pathlib import Path
+
+from benchmarks.locomo import Conversation, Turn, ingest, preceding
+from benchmarks.recall_latency import fill, measure_import
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.service import MemoryService
+
+
+def test_recall_latency_fills_a_store_reusing_real_vectors_beyond_the_limit(
+    service: MemoryService,
+) -> None:
+    fill(service, 12, real_limit=8, rng=random.Random(1))
+    memories = service.store.list_memories(limit=100)
+    assert len(memories) == 12
+    tokens = service.store.token_vectors([memory.id for memory in memories])
+    assert len(tokens) == 12  # encoded for the first 8, reused for the rest
+
+
+def test_recall_latency_measures_import_against_raw_model_work(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_import(embedder, settings, 6, tmp_path)
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_locomo_ingest_stores_the_previous_turn_of_the_session_as_context(
+    service: MemoryService,
+) -> None:
+    conversation = Conversation("conv-x")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "How often do you all work out?", "4 May 2023"),
+        Turn("D1:2", 1, "John", "Three times a week.", "4 May 2023"),
+        Turn("D2:1", 2, "John", "Hi again!", "9 May 2023"),
+    ]
+    assert [preceding(conversation, index) for index in range(3)] == [
+        "",
+        "Maria (4 May 2023): How often do you all work out?",
+        "",
+    ]
+    ingest(service, [conversation])
+    contexts = {m.source_ref: m.context for m in service.store.list_memories(limit=10)}
+    assert contexts == {"D1:1": "", "D1:2": preceding(conversation, 1), "D2:1": ""}
+    ingest(service, [conversation], with_context=False)  # same ids: contexts are replaced
+    assert {m.context for m in service.store.list_memories(limit=10)} == {""}
