@@ -34,6 +34,7 @@ import numpy as np
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, SharedModels, model_path, session_options
 from openclaw_tinmem.errors import ModelError
+from openclaw_tinmem.models import Memory
 from openclaw_tinmem.provisioning import LATE_INTERACTION
 
 QUANTIZATION_SCALE = 127.0
@@ -138,6 +139,13 @@ class LateInteractionEncoder:
 
     def encode_query(self, text: str) -> Matrix:
         return self._run([text])[0]
+
+
+def encode_memories(encoder: TokenEncoder, memories: Sequence[Memory]) -> list[bytes]:
+    """Token vectors of stored memories: each one's content read after its context."""
+    return encoder.encode_documents(
+        [memory.content for memory in memories], [memory.context for memory in memories]
+    )
 
 
 def quantize(vectors: Matrix) -> bytes:

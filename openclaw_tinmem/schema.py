@@ -83,7 +83,6 @@ def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -
 def row_to_memory(row: dict[str, Any]) -> Memory:
     values = {column: row[column] for column in MEMORY_COLUMNS if column in row}
     values["tags"] = list(values.get("tags") or [])
-    values["context"] = values.get("context") or ""
     values["category"] = Category(values["category"])
     values["source"] = Source(values["source"])
     return Memory(**values)

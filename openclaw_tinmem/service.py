@@ -21,7 +21,12 @@ from openclaw_tinmem.embeddings import (
     shared_reranker,
 )
 from openclaw_tinmem.errors import InvalidArgumentError, ModelError, NotFoundError
-from openclaw_tinmem.late_interaction import TokenEncoder, maxsim, shared_encoder
+from openclaw_tinmem.late_interaction import (
+    TokenEncoder,
+    encode_memories,
+    maxsim,
+    shared_encoder,
+)
 from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import (
@@ -201,10 +206,7 @@ class MemoryService:
         stored = self.store.token_vectors([candidate.id for candidate in head])
         missing = [candidate.id for candidate in head if candidate.id not in stored]
         if missing:
-            encoded = encoder.encode_documents(
-                [memories[memory_id].content for memory_id in missing],
-                [memories[memory_id].context for memory_id in missing],
-            )
+            encoded = encode_memories(encoder, [memories[memory_id] for memory_id in missing])
             stored.update(zip(missing, encoded, strict=True))
         documents = [stored[candidate.id] for candidate in head]
         scores = maxsim(query_tokens, documents, encoder.dimension)

@@ -21,7 +21,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
 from openclaw_tinmem.filters import build_filter
-from openclaw_tinmem.late_interaction import TokenEncoder
+from openclaw_tinmem.late_interaction import TokenEncoder, encode_memories
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.schema import (
     ADDED_FIELDS,
@@ -209,11 +209,7 @@ class MemoryStore:
         """Token vectors of memories (content read after context), or Nones without an encoder."""
         if self.token_encoder is None:
             return [None] * len(memories)
-        return list(
-            self.token_encoder.encode_documents(
-                [memory.content for memory in memories], [memory.context for memory in memories]
-            )
-        )
+        return list(encode_memories(self.token_encoder, memories))
 
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
         """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
