@@ -58,7 +58,10 @@ class Settings(BaseModel):
         description="Cross-encoder: the built-in offline default or any fastembed reranker name",
     )
     model_threads: int | None = Field(
-        None, ge=1, description="ONNX Runtime threads per model (empty: runtime default)"
+        None,
+        ge=1,
+        description="ONNX Runtime threads per model; the cross-encoder scores pairs on this "
+        "many single-threaded workers (empty: runtime default, one worker per core)",
     )
     query_cache_size: int = Field(1024, ge=0, description="Query vectors kept in an LRU cache")
     auto_provision: bool = Field(
@@ -107,7 +110,7 @@ class Settings(BaseModel):
         8, ge=1, le=200, description="How many of the best candidates the cross-encoder re-scores"
     )
     rerank_max_tokens: int = Field(
-        96,
+        128,
         ge=16,
         le=512,
         description="Longest (query, memory) pair the cross-encoder reads, in tokens",
