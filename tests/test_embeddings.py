@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedReranker
+from openclaw_tinmem.embeddings import FastEmbedEmbedder, FastEmbedReranker
 
 QUERY = "How often does John work out with his family?"
 DOCUMENTS = [
@@ -58,3 +58,14 @@ def test_pairs_are_read_up_to_rerank_max_tokens(model_settings: Settings) -> Non
     assert short.score(QUERY, [buried])[0] == pytest.approx(
         short.score(QUERY, [padding])[0], abs=1e-4
     )
+
+
+def test_bundled_models_run_on_our_sessions(
+    embedder: FastEmbedEmbedder, two_workers: FastEmbedReranker
+) -> None:
+    """Loaded lazily by fastembed, then given one session each: no spinning, one load."""
+    for wrapper in (embedder._model, two_workers._model):
+        options = wrapper.model.model.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert two_workers._model.model.model.get_session_options().intra_op_num_threads == 1
+    assert embedder.embed_query("green tea").shape == (embedder.dimension,)
