@@ -310,6 +310,21 @@ def markdown_table(results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def category_table(results: Sequence[dict[str, Any]]) -> str:
+    """frac@10 / nDCG@10 of each system by question category (5, adversarial, apart)."""
+    names = [CATEGORY_NAMES[category] for category in (1, 2, 3, 4, 5)]
+    lines = ["| system | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for result in results:
+        if "skipped" in result:
+            continue
+        cells = [*(result["by_category"][name] for name in names[:4]), result["adversarial"]]
+        figures = " | ".join(
+            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
+        )
+        lines.append(f"| {result['name']} | {figures} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -385,7 +400,12 @@ def main() -> None:
         }
         arguments.output.parent.mkdir(parents=True, exist_ok=True)
         arguments.output.write_text(json.dumps(report, indent=2))
-        print(markdown_table(results))
+        tables = (
+            f"{markdown_table(results)}\n\nfrac@10 / nDCG@10 by category:\n\n"
+            f"{category_table(results)}\n"
+        )
+        arguments.output.with_suffix(".md").write_text(tables)
+        print(tables)
         print(json.dumps({k: v for k, v in report.items() if k != "results"}))
     finally:
         shutil.rmtree(root, ignore_errors=True)

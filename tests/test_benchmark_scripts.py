@@ -5,7 +5,19 @@ import json
 import random
 from pathlib import Path
 
-from benchmarks.locomo import Conversation, Turn, ingest, preceding
+from rich.progress import Progress
+
+from benchmarks.locomo import (
+    Conversation,
+    Question,
+    Turn,
+    category_table,
+    evaluate,
+    ingest,
+    markdown_table,
+    preceding,
+    tinmem_retriever,
+)
 from benchmarks.recall_latency import fill, measure_import
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
@@ -48,3 +60,32 @@ def test_locomo_ingest_stores_the_previous_turn_of_the_session_as_context(
     assert contexts == {"D1:1": "", "D1:2": preceding(conversation, 1), "D2:1": ""}
     ingest(service, [conversation], with_context=False)  # same ids: contexts are replaced
     assert {m.context for m in service.store.list_memories(limit=10)} == {""}
+
+
+def test_locomo_scores_a_conversation_through_the_real_recall_path(
+    service: MemoryService,
+) -> None:
+    conversation = Conversation("conv-y")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "I adopted a rescue dog called Coco.", "4 May 2023"),
+        Turn("D1:2", 1, "John", "My violin lessons start next Tuesday.", "4 May 2023"),
+        Turn("D1:3", 1, "Maria", "We went camping by the lake last weekend.", "4 May 2023"),
+    ]
+    conversation.questions += [
+        Question("What is the name of Maria's dog?", ["D1:1"], 4),
+        Question("Which instrument is John learning?", ["D1:2"], 4),
+        Question("Where did Maria go camping?", ["D1:3"], 5),
+    ]
+    ingest(service, [conversation])
+    with Progress(disable=True) as progress:
+        run = evaluate("default", [conversation], tinmem_retriever(service), progress)
+    summary = run.summary()
+    assert summary["overall"]["mrr"] == 100.0  # each answer is the first hit
+    assert summary["adversarial"]["frac@10"] == 100.0
+    assert summary["by_category"]["single-hop"]["ndcg@10"] == 100.0
+    assert len(run.latencies_ms) == 3
+    table = markdown_table([summary, {"name": "peer: missing", "skipped": "ImportError"}])
+    assert "| default | 100.0 |" in table and "skipped: ImportError" in table
+    by_category = category_table([summary])
+    assert by_category.splitlines()[0].endswith("| adversarial |")
+    assert by_category.splitlines()[2] == "| default | – | – | – | 100.0 / 100.0 | 100.0 / 100.0 |"
