@@ -61,7 +61,7 @@ class Settings(BaseModel):
         None,
         ge=1,
         description="ONNX Runtime threads per model; the cross-encoder scores pairs on this "
-        "many single-threaded workers (empty: runtime default, one worker per core)",
+        "many single-threaded workers (empty: runtime default, one worker per usable core)",
     )
     query_cache_size: int = Field(1024, ge=0, description="Query vectors kept in an LRU cache")
     auto_provision: bool = Field(

@@ -129,6 +129,13 @@ def _attach_session(fastembed_model: Any, directory: str, threads: int | None) -
     )
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the platform reports one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
 def _stderr(message: str) -> None:
     import sys
 
@@ -232,7 +239,7 @@ class FastEmbedReranker:
         from fastembed.rerank.cross_encoder import TextCrossEncoder
 
         self.model_name = settings.reranker_model
-        self.workers = settings.model_threads or os.cpu_count() or 1
+        self.workers = settings.model_threads or usable_cores()
         bundled = bundled_model(self.model_name)
         options: dict[str, Any] = {"threads": 1}
         if bundled is not None:

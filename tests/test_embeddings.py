@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedEmbedder, FastEmbedReranker
+from openclaw_tinmem.embeddings import FastEmbedEmbedder, FastEmbedReranker, usable_cores
 
 QUERY = "How often does John work out with his family?"
 DOCUMENTS = [
@@ -69,3 +69,8 @@ def test_bundled_models_run_on_our_sessions(
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert two_workers._model.model.model.get_session_options().intra_op_num_threads == 1
     assert embedder.embed_query("green tea").shape == (embedder.dimension,)
+
+
+def test_one_cross_encoder_worker_per_usable_core_by_default(model_settings: Settings) -> None:
+    reranker = FastEmbedReranker(model_settings.model_copy(update={"model_threads": None}))
+    assert reranker.workers == usable_cores() >= 1
