@@ -149,6 +149,13 @@ class Settings(BaseModel):
     profile_merge_similarity: float = Field(
         0.80, ge=0, le=1, description="Cosine at or above which profile memories merge"
     )
+    merge_max_characters: int = Field(
+        500,
+        ge=0,
+        description="A merge that appends (no merged text from an LLM) and would make a memory "
+        "longer than this creates a new memory instead: late interaction reads only a memory's "
+        "first 128 tokens, about 500 characters",
+    )
     forget_min_similarity: float = Field(
         0.85, ge=0, le=1, description="memory_forget by query deletes only hits at least this close"
     )

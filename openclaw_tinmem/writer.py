@@ -196,10 +196,22 @@ class MemoryWriter:
             )
         if decision.action is Action.MERGED and decision.target is not None:
             merged = self._merge(decision.target, candidate, decision)
-            batch.add(merged, self.embedder.embed_documents([merged.content])[0])
-            return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
+            if not self._too_long(merged, decision):
+                batch.add(merged, self.embedder.embed_documents([merged.content])[0])
+                return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
+            reason = f"{decision.reason}; created instead: merging would exceed the length limit"
+            decision = replace(decision, reason=reason)
         batch.add(candidate, item.vector, tokens)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
+
+    def _too_long(self, merged: Memory, decision: Decision) -> bool:
+        """An appended merge past ``merge_max_characters``: its new lines would lie beyond what
+        the ranking models read (and every later merge would re-encode an ever longer text).
+        Merged text an LLM wrote is its own judgement and is kept whatever its length."""
+        target = decision.target
+        grew = target is not None and merged.content != target.content
+        limit = self.settings.merge_max_characters
+        return decision.content is None and grew and len(merged.content) > limit
 
     def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
         content = decision.content or merge_contents(existing.content, candidate.content)

@@ -1,8 +1,12 @@
 import pytest
 
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.dedup import LLMJudge
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
+from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, MatchKind
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.testing import FakeLLM, Reply
 
 
 def test_recall_finds_by_meaning_and_by_words(service: MemoryService) -> None:
@@ -55,6 +59,48 @@ def test_preferences_on_the_same_topic_merge(service: MemoryService) -> None:
         and merged.importance == 0.8
     )
     assert service.store.count() == 1
+
+
+GREEN_TEA = [
+    f"I prefer green tea in the {moment}"
+    for moment in ("morning", "afternoon", "evening", "early morning", "late afternoon")
+]
+
+
+def test_appending_merges_stop_at_the_length_limit(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    roomy = make_service(settings.model_copy(update={"db_path": f"{settings.db_path}-roomy"}))
+    assert [roomy.remember(text, Category.PREFERENCES).action for text in GREEN_TEA[1:]] == [
+        Action.CREATED, Action.MERGED, Action.MERGED, Action.MERGED,
+    ]  # fmt: skip
+    limit = 80
+    tight = make_service(settings.model_copy(update={"merge_max_characters": limit}))
+    outcomes = [tight.remember(text, Category.PREFERENCES) for text in GREEN_TEA]
+    stored = tight.store.list_memories(limit=None)
+    assert Action.MERGED in [o.action for o in outcomes] and len(stored) > 1
+    assert all(len(memory.content) <= limit for memory in stored)
+    for text in GREEN_TEA:  # nothing was dropped to stay short
+        assert any(text in memory.content.split("\n") for memory in stored)
+    kept_apart = [o for o in outcomes if "length limit" in o.reason]
+    assert kept_apart and all(o.action is Action.CREATED for o in kept_apart)
+
+
+def test_merged_text_from_the_judge_is_kept_whatever_its_length(
+    llm_settings: Settings,
+    fake_llm: FakeLLM,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service = make_service(
+        llm_settings.model_copy(update={"merge_max_characters": 20}), judge=judge
+    )
+    first = service.remember("User prefers green tea", Category.PREFERENCES)
+    merged_text = "User prefers green tea in the morning and rooibos after dinner."
+    fake_llm.script(Reply({"decisions": [
+        {"new": 1, "action": "merge", "target": 1, "merged_content": merged_text},
+    ]}))  # fmt: skip
+    outcome = service.remember("User drinks rooibos after dinner", Category.PREFERENCES)
+    assert outcome.action is Action.MERGED and outcome.target_id == first.memory.id
+    assert service.get(first.memory.id).content == merged_text
 
 
 def test_update_changes_only_given_fields_and_reembeds_content(service: MemoryService) -> None:
