@@ -5,7 +5,9 @@
 - ``before_prompt_build`` p50/p95 against a store of ``--memories`` memories, in the fast
   profile (no late interaction, no cross-encoder), with late interaction only, and with the
   shipped default (late interaction, then the cross-encoder on the top 8);
-- ``agent_end`` return time (the journal write) p50/p95;
+- ``agent_end`` return time (the journal write) p50/p95, for turns that end back to back (the
+  worker still busy with the previous ones) and for turns that end after the worker caught up
+  (as between the turns of an agent whose own LLM call takes longer than the capture);
 - post-turn work per turn with a zero-latency fake LLM on 127.0.0.1 (two extracted memories
   per turn, dedup included): wall time minus time spent waiting on the LLM server;
 - LLM calls per turn and injected tokens per turn.
@@ -96,19 +98,21 @@ def main() -> None:
             service.settings = settings
 
             # agent_end: only the journal write and a wake-up; the worker drains in the background.
-            end_times = []
-            for number in range(arguments.turns):
-                fake.script(extraction_reply(number), Reply({"decisions": []}))
-                text = synthetic_text(rng, number) + " I really prefer writing things down."
-                event = AgentEndEvent(
-                    messages=(Message("user", text), Message("assistant", "Noted."))
-                )
-                started = time.perf_counter()
-                plugin.agent_end(event=event, ctx=ctx)
-                end_times.append((time.perf_counter() - started) * 1000)
-            plugin.flush()
-            while plugin.journal.pending(due_only=False):
-                plugin.worker.run_once()
+            end_times: dict[str, list[float]] = {"back_to_back": [], "worker_caught_up": []}
+            for phase, (name, times) in enumerate(end_times.items()):
+                for number in range(phase * arguments.turns, (phase + 1) * arguments.turns):
+                    if name == "worker_caught_up":
+                        plugin.flush()  # the previous turn is processed before this one ends
+                    fake.script(extraction_reply(number), Reply({"decisions": []}))
+                    text = synthetic_text(rng, number) + " I really prefer writing things down."
+                    event = AgentEndEvent(
+                        messages=(Message("user", text), Message("assistant", "Noted."))
+                    )
+                    started = time.perf_counter()
+                    plugin.agent_end(event=event, ctx=ctx)
+                    times.append((time.perf_counter() - started) * 1000)
+                while plugin.journal.pending(due_only=False):
+                    plugin.worker.run_once()
 
             # post-turn work, turn by turn, with the LLM answering instantly; the time spent
             # inside the LLM client (HTTP on loopback, instructor parsing) is measured apart.
@@ -137,7 +141,7 @@ def main() -> None:
                     f"before_prompt_build_{name}_ms": percentiles(times)
                     for name, times in prompt_times.items()
                 },
-                "agent_end_ms": percentiles(end_times),
+                **{f"agent_end_{name}_ms": percentiles(times) for name, times in end_times.items()},
                 "post_turn_total_ms": percentiles(work_times),
                 "llm_client_ms_per_turn": percentiles(llm_times),
                 "post_turn_non_llm_ms": percentiles(non_llm),
