@@ -105,6 +105,12 @@ class Settings(BaseModel):
         description="How much a match on a context token counts against a match on the "
         "memory's own tokens",
     )
+    late_interaction_cache_megabytes: float = Field(
+        64.0,
+        ge=0,
+        description="Token vectors kept in memory between recalls (read from the table once); "
+        "0 reads them for every recall",
+    )
     rerank: bool = Field(True, description="Re-score the top candidates with the cross-encoder")
     rerank_candidates: int = Field(
         8, ge=1, le=200, description="How many of the best candidates the cross-encoder re-scores"

@@ -26,6 +26,8 @@ context scores a little below one that matches the memory itself.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -146,6 +148,53 @@ def encode_memories(encoder: TokenEncoder, memories: Sequence[Memory]) -> list[b
     return encoder.encode_documents(
         [memory.content for memory in memories], [memory.context for memory in memories]
     )
+
+
+class TokenVectorCache:
+    """Token vectors read for earlier recalls, at most ``capacity`` bytes, least recently used
+    out first.
+
+    Reading the token vectors of 200 candidates from the table takes longer than scoring
+    them. An entry is keyed by what its vectors were encoded from (the memory's id, content
+    and context), so it cannot go stale: an edited memory simply misses.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(memory_id: str, content: str, context: str) -> tuple[str, int, int]:
+        return (memory_id, hash(content), hash(context))
+
+    def get(self, key: tuple[str, int, int]) -> bytes | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[str, int, int], value: bytes) -> None:
+        if len(value) > self.capacity:
+            return
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            self._size += len(value) - (len(previous) if previous is not None else 0)
+            self._entries[key] = value
+            while self._size > self.capacity:
+                _, evicted = self._entries.popitem(last=False)
+                self._size -= len(evicted)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+    @property
+    def size(self) -> int:
+        return self._size
 
 
 def quantize(vectors: Matrix) -> bytes:

@@ -203,7 +203,7 @@ class MemoryService:
         memories: dict[str, Memory],
     ) -> list[float]:
         """Token-level relevance in [0, 1]; memories stored without token vectors are encoded."""
-        stored = self.store.token_vectors([candidate.id for candidate in head])
+        stored = self.store.token_vectors_of([memories[candidate.id] for candidate in head])
         missing = [candidate.id for candidate in head if candidate.id not in stored]
         if missing:
             encoded = encode_memories(encoder, [memories[memory_id] for memory_id in missing])

@@ -21,7 +21,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
 from openclaw_tinmem.filters import build_filter
-from openclaw_tinmem.late_interaction import TokenEncoder, encode_memories
+from openclaw_tinmem.late_interaction import TokenEncoder, TokenVectorCache, encode_memories
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.schema import (
     ADDED_FIELDS,
@@ -56,6 +56,7 @@ class MemoryStore:
     ) -> None:
         self.settings = settings
         self.token_encoder = token_encoder
+        self.token_cache = TokenVectorCache(int(settings.late_interaction_cache_megabytes * 2**20))
         self.model_name = model_name
         self.dimension = dimension
         self.uri = settings.resolved_db_path()
@@ -109,6 +110,7 @@ class MemoryStore:
         with self.write_lock():
             self.table = self._create(data, mode="overwrite")
             self.snapshots.invalidate()
+            self.token_cache.clear()  # re-embedding writes new token vectors for the same texts
             self._version_checked_at = None
 
     def stored_model(self) -> tuple[str, str]:
@@ -199,11 +201,33 @@ class MemoryStore:
 
     def token_vectors(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
         """The stored token vectors of these memories (those that have them)."""
+        return {row["id"]: row["token_vectors"] for row in self._token_rows(memory_ids)}
+
+    def token_vectors_of(self, memories: Sequence[Memory]) -> dict[str, bytes]:
+        """Token vectors of these memories as they are, from ``token_cache`` where it has them."""
+        cache = self.token_cache
+        found: dict[str, bytes] = {}
+        for memory in memories:
+            cached = cache.get(cache.key(memory.id, memory.content, memory.context))
+            if cached is not None:
+                found[memory.id] = cached
+        wanted = {memory.id: memory for memory in memories if memory.id not in found}
+        for row in self._token_rows(list(wanted)):
+            cache.put(
+                cache.key(row["id"], row["content"], row["context"] or ""), row["token_vectors"]
+            )
+            memory = wanted[row["id"]]
+            if (row["content"], row["context"] or "") == (memory.content, memory.context):
+                found[memory.id] = row["token_vectors"]  # else changed meanwhile: re-encoded
+        return found
+
+    def _token_rows(self, memory_ids: Sequence[str]) -> list[dict[str, Any]]:
         if not memory_ids:
-            return {}
+            return []
         query = self.table.search().where(build_filter(ids=memory_ids))
-        rows = query.select(["id", "token_vectors"]).limit(None).to_list()
-        return {row["id"]: row["token_vectors"] for row in rows if row["token_vectors"]}
+        columns = ["id", "content", "context", "token_vectors"]
+        rows = query.select(columns).limit(None).to_list()
+        return [row for row in rows if row["token_vectors"]]
 
     def encode_tokens(self, memories: Sequence[Memory]) -> list[bytes | None]:
         """Token vectors of memories (content read after context), or Nones without an encoder."""

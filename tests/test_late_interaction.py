@@ -12,6 +12,7 @@ from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.late_interaction import (
     QUANTIZATION_SCALE,
     LateInteractionEncoder,
+    TokenVectorCache,
     dequantize,
     maxsim,
     quantize,
@@ -167,6 +168,45 @@ def test_a_missing_late_interaction_model_turns_it_off_instead_of_failing(
     memory = service.remember("The office moved to Lisbon", Category.EVENTS).memory
     assert service.recall("where is the office")[0].memory.id == memory.id
     service.close()
+
+
+def test_the_token_vector_cache_keeps_the_most_recent_within_its_capacity() -> None:
+    cache = TokenVectorCache(capacity=10)
+    first, second, third = (cache.key(name, "content", "") for name in ("a", "b", "c"))
+    cache.put(first, b"1234")
+    cache.put(second, b"5678")
+    assert cache.get(first) == b"1234"  # now the most recent
+    cache.put(third, b"90ab")  # over capacity: the least recently used goes
+    assert (cache.get(first), cache.get(second), cache.get(third)) == (b"1234", None, b"90ab")
+    assert cache.size == 8
+    cache.put(cache.key("d", "content", ""), b"x" * 11)  # larger than the whole cache
+    assert cache.size == 8 and cache.get(cache.key("a", "other content", "")) is None
+    cache.clear()
+    assert cache.size == 0 and cache.get(first) is None
+
+
+def test_cached_token_vectors_follow_edits_made_by_any_writer(
+    settings: Settings,
+    make_service,
+    encoder: LateInteractionEncoder,  # type: ignore[no-untyped-def]
+) -> None:
+    reader = make_service(
+        settings.model_copy(update={"rerank": False, "read_consistency_seconds": 0})
+    )
+    writer = make_service(settings)  # another store on the same table, as another process
+    memory = writer.remember("Caroline is learning to play the violin", Category.EVENTS).memory
+    writer.remember("Melanie went camping by the lake", Category.EVENTS)
+    query = "what instrument is Caroline learning"
+    reader.recall(query)
+    assert reader.store.token_cache.size > 0
+    edited = "Caroline switched from the violin to the cello last spring"
+    writer.update(memory.id, content=edited)
+    hit = next(hit for hit in reader.recall(query) if hit.memory.id == memory.id)
+    expected = maxsim(encoder.encode_query(query), encoder.encode_documents([edited]), DIMENSION)
+    assert hit.memory.content == edited and hit.relevance == pytest.approx(expected[0], abs=0.01)
+    off = make_service(settings.model_copy(update={"late_interaction_cache_megabytes": 0}))
+    off.recall(query)
+    assert off.store.token_cache.size == 0
 
 
 def test_updating_content_re_encodes_its_token_vectors(
