@@ -333,6 +333,11 @@ class MemoryStore:
                 before, after, lambda old: old.changed(after, data, np.asarray(vectors), ())
             )
             self._after_write()
+        for memory, token in zip(memories, tokens, strict=True):
+            if token:  # what was just written is what the next recall is likely to ask about
+                self.token_cache.put(
+                    self.token_cache.key(memory.id, memory.content, memory.context), token
+                )
 
     def delete(self, memory_ids: Sequence[str]) -> None:
         if not memory_ids:

@@ -197,6 +197,9 @@ def test_cached_token_vectors_follow_edits_made_by_any_writer(
     memory = writer.remember("Caroline is learning to play the violin", Category.EVENTS).memory
     writer.remember("Melanie went camping by the lake", Category.EVENTS)
     query = "what instrument is Caroline learning"
+    cache = writer.store.token_cache
+    written = cache.get(cache.key(memory.id, memory.content, memory.context))
+    assert written == writer.store.token_vectors([memory.id])[memory.id]  # cached as written
     reader.recall(query)
     assert reader.store.token_cache.size > 0
     edited = "Caroline switched from the violin to the cello last spring"
