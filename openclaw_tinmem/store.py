@@ -213,11 +213,10 @@ class MemoryStore:
                 found[memory.id] = cached
         wanted = {memory.id: memory for memory in memories if memory.id not in found}
         for row in self._token_rows(list(wanted)):
-            cache.put(
-                cache.key(row["id"], row["content"], row["context"] or ""), row["token_vectors"]
-            )
+            content, context = row["content"], row["context"] or ""
+            cache.put(cache.key(row["id"], content, context), row["token_vectors"])
             memory = wanted[row["id"]]
-            if (row["content"], row["context"] or "") == (memory.content, memory.context):
+            if (content, context) == (memory.content, memory.context):
                 found[memory.id] = row["token_vectors"]  # else changed meanwhile: re-encoded
         return found
 
