@@ -136,6 +136,7 @@ Retriever = Callable[[Conversation, str], list[str]]
 class RunResult:
     name: str
     scores: list[QuestionScore] = field(default_factory=list)
+    conversation_of: list[str] = field(default_factory=list)  # beside scores, one per question
     adversarial: list[QuestionScore] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     tokens: dict[str, list[int]] = field(default_factory=dict)
@@ -148,6 +149,16 @@ class RunResult:
             "by_category": {
                 CATEGORY_NAMES[c]: aggregate([s for s in self.scores if s.category == c])
                 for c in (1, 2, 3, 4)
+            },
+            "by_conversation": {
+                sample: aggregate(
+                    [
+                        s
+                        for s, of in zip(self.scores, self.conversation_of, strict=True)
+                        if of == sample
+                    ]
+                )
+                for sample in dict.fromkeys(self.conversation_of)
             },
             "adversarial": aggregate(self.adversarial),
             "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
@@ -173,7 +184,11 @@ def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriev
             ranked = retrieve(conversation, question.text)
             result.latencies_ms.append((time.perf_counter() - started) * 1000)
             score = score_question(ranked, question.evidence, question.category)
-            (result.adversarial if question.category == 5 else result.scores).append(score)
+            if question.category == 5:
+                result.adversarial.append(score)
+            else:
+                result.scores.append(score)
+                result.conversation_of.append(conversation.sample_id)
             progress.advance(task)
     return result
 
@@ -234,6 +249,23 @@ def category_table(results: Sequence[dict[str, Any]]) -> str:
         if "skipped" in result:
             continue
         cells = [*(result["by_category"][name] for name in names[:4]), result["adversarial"]]
+        figures = " | ".join(
+            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
+        )
+        lines.append(f"| {result['name']} | {figures} |")
+    return "\n".join(lines)
+
+
+def conversation_table(results: Sequence[dict[str, Any]]) -> str:
+    """frac@10 / nDCG@10 of each system on each conversation (categories 1–4): the spread
+    shows how far one unseen conversation may land from the pooled figure."""
+    scored = [result for result in results if "by_conversation" in result]
+    if not scored:
+        return ""
+    samples = list(scored[0]["by_conversation"])
+    lines = ["| system | " + " | ".join(samples) + " |", "|---|" + "---|" * len(samples)]
+    for result in scored:
+        cells = [result["by_conversation"].get(sample, {"questions": 0}) for sample in samples]
         figures = " | ".join(
             f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
         )
@@ -318,7 +350,8 @@ def main() -> None:
         arguments.output.write_text(json.dumps(report, indent=2))
         tables = (
             f"{markdown_table(results)}\n\nfrac@10 / nDCG@10 by category:\n\n"
-            f"{category_table(results)}\n"
+            f"{category_table(results)}\n\nfrac@10 / nDCG@10 by conversation (categories 1–4):"
+            f"\n\n{conversation_table(results)}\n"
         )
         arguments.output.with_suffix(".md").write_text(tables)
         print(tables)

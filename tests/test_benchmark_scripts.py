@@ -10,14 +10,17 @@ from rich.progress import Progress
 from benchmarks.locomo import (
     Conversation,
     Question,
+    RunResult,
     Turn,
     category_table,
+    conversation_table,
     evaluate,
     ingest,
     markdown_table,
     preceding,
     tinmem_retriever,
 )
+from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
@@ -89,3 +92,25 @@ def test_locomo_scores_a_conversation_through_the_real_recall_path(
     by_category = category_table([summary])
     assert by_category.splitlines()[0].endswith("| adversarial |")
     assert by_category.splitlines()[2] == "| default | – | – | – | 100.0 / 100.0 | 100.0 / 100.0 |"
+
+
+def test_locomo_reports_each_conversation_apart() -> None:
+    run = RunResult("default")
+    for sample, ranked in (("conv-a", ["D1:1"]), ("conv-a", ["D9:9"]), ("conv-b", ["D2:2"])):
+        run.scores.append(score_question(ranked, [ranked[0] if sample == "conv-b" else "D1:1"], 4))
+        run.conversation_of.append(sample)
+    summary = run.summary()
+    assert summary["overall"]["frac@10"] == 66.7
+    assert {
+        sample: figures["frac@10"] for sample, figures in summary["by_conversation"].items()
+    } == {
+        "conv-a": 50.0,
+        "conv-b": 100.0,
+    }
+    assert summary["by_conversation"]["conv-a"]["questions"] == 2
+    table = conversation_table([summary, {"name": "peer: missing", "skipped": "ImportError"}])
+    assert table.splitlines() == [
+        "| system | conv-a | conv-b |",
+        "|---|---|---|",
+        "| default | 50.0 / 50.0 | 100.0 / 100.0 |",
+    ]
