@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import save_results
+from openclaw_tinmem.compaction import optimize_table
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
@@ -182,7 +183,7 @@ def measure_size(
     late = [timed(service.recall, query + " now", rerank=False) for query in queries]
     reranked = [timed(service.recall, query + " please", rerank=True) for query in queries]
     # Steady state on disk: old versions pruned (the store does this itself after its retention).
-    service.store.table.optimize(cleanup_older_than=timedelta(0))
+    optimize_table(service.store.table, timedelta(0))
     disk = sum(file.stat().st_size for file in Path(settings.db_path).rglob("*") if file.is_file())
     result = {
         "size": size,

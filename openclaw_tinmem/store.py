@@ -17,6 +17,7 @@ from filelock import FileLock, Timeout
 from lancedb.index import FTS, Bitmap, BTree
 from lancedb.query import MatchQuery
 
+from openclaw_tinmem.compaction import optimize_table
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
@@ -378,9 +379,7 @@ class MemoryStore:
         """Compact files, fold new rows into the indexes and prune old versions."""
         with self.write_lock():
             before = self.current_version()
-            self.table.optimize(
-                cleanup_older_than=timedelta(seconds=self.settings.version_retention_seconds)
-            )
+            optimize_table(self.table, timedelta(seconds=self.settings.version_retention_seconds))
             self.snapshots.advance(before, self._committed(before))  # same rows, compacted
             self._writes_since_optimize = 0
 

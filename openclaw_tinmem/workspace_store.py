@@ -17,6 +17,7 @@ import pyarrow as pa
 from lancedb.index import FTS, BTree
 from lancedb.query import MatchQuery
 
+from openclaw_tinmem.compaction import optimize_table
 from openclaw_tinmem.embeddings import Embedder
 from openclaw_tinmem.errors import NotFoundError
 from openclaw_tinmem.filters import quote
@@ -178,8 +179,8 @@ class WorkspaceStore:
         """Compact both tables, fold new chunks into the indexes, prune old versions."""
         retention = timedelta(seconds=self.store.settings.version_retention_seconds)
         with self.store.write_lock():
-            self.documents.optimize(cleanup_older_than=retention)
-            self.chunks.optimize(cleanup_older_than=retention)
+            optimize_table(self.documents, retention)
+            optimize_table(self.chunks, retention)
             self._writes = 0
 
     def search(self, query: str, limit: int) -> list[ChunkHit]:

@@ -22,6 +22,7 @@ from benchmarks.locomo import (
 )
 from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
+from benchmarks.store_upkeep import measure_size as measure_upkeep
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.service import MemoryService
@@ -41,6 +42,16 @@ def test_recall_latency_measures_import_against_raw_model_work(
     settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
 ) -> None:
     result = measure_import(embedder, settings, 6, tmp_path)
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_both_optimisers_on_equal_stores(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_upkeep(embedder, settings, 20, 1, tmp_path)
+    assert result["size"] == 20 and result["rounds"] == 1
+    for name in ("tinmem", "lancedb"):
+        assert result[name]["p50_ms"] > 0 and result[name]["fragments_after"] >= 1
     assert json.loads(json.dumps(result))  # a JSON-ready result
 
 

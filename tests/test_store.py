@@ -40,9 +40,6 @@ def test_recording_access_keeps_vectors_and_other_fields(service: MemoryService)
     )
 
 
-@pytest.mark.filterwarnings(
-    "ignore:optimize\\(cleanup_older_than=0\\):UserWarning"
-)  # retention 0 on purpose
 def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
     service = make_service(
         settings.model_copy(update={"optimize_every_writes": 5, "version_retention_seconds": 0})

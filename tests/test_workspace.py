@@ -200,9 +200,6 @@ def test_tool_sets_follow_the_configuration(settings: Settings, make_service) ->
     assert names == {"tinmem": tinmem, "workspace": workspace, "both": tinmem | workspace}
 
 
-@pytest.mark.filterwarnings(
-    "ignore:optimize\\(cleanup_older_than=0\\):UserWarning"
-)  # retention 0 on purpose
 def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
     service = make_service(
         settings.model_copy(update={"optimize_every_writes": 3, "version_retention_seconds": 0})

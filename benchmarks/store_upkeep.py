@@ -1,0 +1,104 @@
+"""Table upkeep: what one optimise costs (compaction, index update, pruning) as the store grows.
+
+Two stores of the same size are filled alike. Round after round, each takes 50 writes
+through ``MemoryService.remember`` (half of them preferences, which merge) and then one
+upkeep: the store's own ``MemoryStore.optimize`` in one, LanceDB's ``Table.optimize`` (what
+the store called before) in the other. Rounds alternate between the stores so both see the
+same machine noise. Upkeep runs under the write lock, so its duration is how long a
+concurrent write may wait.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import save_results
+from benchmarks.recall_latency import fill, synthetic_text
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService, open_store
+
+WRITES_PER_ROUND = 50
+
+
+def lancedb_optimize(service: MemoryService) -> None:
+    retention = timedelta(seconds=service.settings.version_retention_seconds)
+    with service.store.write_lock():
+        service.store.table.optimize(cleanup_older_than=retention)
+
+
+def ours(service: MemoryService) -> None:
+    service.store.optimize()
+
+
+def measure_size(
+    embedder: FastEmbedEmbedder, base: Settings, size: int, rounds: int, root: Path
+) -> dict[str, Any]:
+    upkeeps = {"tinmem": ours, "lancedb": lancedb_optimize}
+    services: dict[str, MemoryService] = {}
+    for name in upkeeps:
+        settings = base.model_copy(update={"db_path": str(root / f"{name}-{size}")})
+        services[name] = MemoryService(settings, open_store(settings, embedder), embedder)
+        fill(services[name], size, 2000, random.Random(size))
+    timings: dict[str, list[float]] = {name: [] for name in upkeeps}
+    rng = random.Random(5)
+    for number in range(rounds):
+        for name, upkeep in upkeeps.items():
+            service = services[name]
+            for write in range(WRITES_PER_ROUND):
+                text = synthetic_text(rng, size + number * WRITES_PER_ROUND + write)
+                if write % 2:
+                    service.remember(text + " I prefer green tea.", Category.PREFERENCES)
+                else:
+                    service.remember(text, Category.EVENTS)
+            started = time.perf_counter()
+            upkeep(service)
+            timings[name].append((time.perf_counter() - started) * 1000)
+    result: dict[str, Any] = {"size": size, "rounds": rounds}
+    for name, values in timings.items():
+        fragments = services[name].store.table.to_lance().get_fragments()
+        result[name] = {
+            "p50_ms": round(statistics.median(values), 1),
+            "max_ms": round(max(values), 1),
+            "fragments_after": len(fragments),
+        }
+        services[name].close()
+    result["lancedb_over_tinmem_p50"] = round(
+        result["lancedb"]["p50_ms"] / result["tinmem"]["p50_ms"], 2
+    )
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/store_upkeep.json"))
+    arguments = parser.parse_args()
+    base = Settings(query_cache_size=0, track_access=False, optimize_every_writes=10**9)
+    embedder = FastEmbedEmbedder(base)
+    root = Path(tempfile.mkdtemp(prefix="tinmem-upkeep-"))
+    try:
+        results: dict[str, Any] = {"sizes": []}
+        for size in arguments.sizes:
+            results["sizes"].append(measure_size(embedder, base, size, arguments.rounds, root))
+            print(json.dumps(results["sizes"][-1]), flush=True)
+        save_results(arguments.output, results)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
