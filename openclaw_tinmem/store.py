@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -37,6 +38,8 @@ from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
 
 LOCK_FILE_NAME = ".tinmem-write.lock"
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
+
+logger = logging.getLogger("openclaw_tinmem")
 
 
 class MemoryStore:
@@ -372,8 +375,13 @@ class MemoryStore:
 
     def _after_write(self) -> None:
         self._writes_since_optimize += 1
-        if self._writes_since_optimize >= self.settings.optimize_every_writes:
+        if self._writes_since_optimize < self.settings.optimize_every_writes:
+            return
+        try:
             self.optimize()
+        except Exception:  # the write is committed: failed upkeep must not report it failed
+            logger.warning("table upkeep failed; retried after further writes", exc_info=True)
+            self._writes_since_optimize = 0
 
     def optimize(self) -> None:
         """Compact files, fold new rows into the indexes and prune old versions."""

@@ -50,6 +50,30 @@ def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_servi
     assert service.store.version_count() <= 12
 
 
+def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignore[no-untyped-def]
+    settings: Settings,
+    make_service,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
+
+    def unavailable(table: object) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(type(service.store.table), "to_lance", unavailable)  # Lance's side fails
+    for number in range(5):
+        service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+    assert service.store.count() == 5
+    assert caplog.text.count("table upkeep failed") == 2  # after writes 2 and 4, then retried
+    monkeypatch.undo()
+    service.store.optimize()  # the next upkeep catches up
+    assert service.store.table.index_stats("search_text_idx").num_unindexed_rows == 0
+    assert [hit.memory.content for hit in service.recall("release 3", limit=1)] == [
+        "Release 3 shipped on day 3"
+    ]
+
+
 def test_filter_injection_never_reaches_other_scopes(service: MemoryService) -> None:
     service.remember("Secret launch code is banana", Category.ENTITIES, scope="agent:other")
     service.remember("Public note about bananas", Category.ENTITIES, scope="global")

@@ -213,6 +213,25 @@ def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_se
     assert len(tools.workspace.chunks.list_versions()) <= 8
 
 
+def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-def]
+    settings: Settings,
+    make_service,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+
+    def unavailable(table: object) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(type(tools.workspace.chunks), "to_lance", unavailable)
+    for number in range(3):
+        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    assert "workspace upkeep failed" in caplog.text
+    assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md").content
+
+
 def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
     from openclaw_tinmem.workspace_tools import WriteArguments
 
