@@ -77,3 +77,15 @@ def llm_settings(settings: Settings, fake_llm: FakeLLM, tmp_path: Path) -> Setti
             "capture_retry_seconds": 0.0,
         }
     )
+
+
+@pytest.fixture
+def lance_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every LanceDB table's Lance dataset fails to open, as on a full or vanished disk
+    (``monkeypatch.undo()`` restores it)."""
+    from lancedb.table import LanceTable
+
+    def unavailable(table: LanceTable) -> None:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(LanceTable, "to_lance", unavailable)

@@ -53,15 +53,11 @@ def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_servi
 def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignore[no-untyped-def]
     settings: Settings,
     make_service,
+    lance_unavailable: None,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
-
-    def unavailable(table: object) -> None:
-        raise OSError("no space left on device")
-
-    monkeypatch.setattr(type(service.store.table), "to_lance", unavailable)  # Lance's side fails
     for number in range(5):
         service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
     assert service.store.count() == 5

@@ -214,18 +214,10 @@ def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_se
 
 
 def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-def]
-    settings: Settings,
-    make_service,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    settings: Settings, make_service, lance_unavailable: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
     tools = WorkspaceTools(service, clock=lambda: NOW)
-
-    def unavailable(table: object) -> None:
-        raise OSError("no space left on device")
-
-    monkeypatch.setattr(type(tools.workspace.chunks), "to_lance", unavailable)
     for number in range(3):
         tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
     assert "workspace upkeep failed" in caplog.text
