@@ -153,7 +153,19 @@ def statistics(store: MemoryStore) -> dict[str, Any]:
         "by_source": dict(by_source.most_common()),
         "embedding_model": model,
         "embedding_dimension": int(dimension) if dimension.isdigit() else dimension,
-        "table_versions": store.version_count(),
+        **table_health(store),
         "without_token_vectors": store.table.count_rows("token_vectors IS NULL"),
         "db_path": store.uri,
+    }
+
+
+def table_health(store: MemoryStore) -> dict[str, int]:
+    """What upkeep (``MemoryStore.optimize``) tidies: versions kept, data fragments, and rows
+    not yet in the full-text index (searched by a slower scan until they are)."""
+    fragments = store.table.stats()["fragment_stats"]["num_fragments"]
+    text_index = store.table.index_stats("search_text_idx")  # LanceDB's name: <column>_idx
+    return {
+        "table_versions": store.version_count(),
+        "table_fragments": int(fragments),
+        "unindexed_rows": int(text_index.num_unindexed_rows) if text_index else 0,
     }

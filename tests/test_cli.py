@@ -146,3 +146,15 @@ def test_demo_runs_two_sessions_in_no_llm_mode(run, tmp_path: Path) -> None:  # 
     assert result.exit_code == 0, result.output
     assert "NO-LLM MODE" in result.output and "<agent-experience>" in result.output
     assert "Polars" in result.output.split("Injected before the model was called")[1]
+
+
+def test_optimize_folds_new_rows_into_the_index_and_reports_it(run) -> None:  # type: ignore[no-untyped-def]
+    run("store", "The API gateway is Kong", "--category", "entities")
+    run("store", "Standups are at 9:30 every weekday", "--category", "patterns")
+    assert json.loads(run("stats", "--json").stdout)["unindexed_rows"] == 2
+    result = run("optimize", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["before"]["unindexed_rows"] == 2 and report["after"]["unindexed_rows"] == 0
+    assert report["after"]["table_fragments"] == 1
+    assert "unindexed_rows: 0 -> 0" in run("optimize").stdout

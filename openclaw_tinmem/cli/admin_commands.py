@@ -1,4 +1,4 @@
-"""Store administration: init, stats, export, import, reembed, models, doctor."""
+"""Store administration: init, stats, optimize, export, import, reembed, models, doctor."""
 
 from __future__ import annotations
 
@@ -54,6 +54,28 @@ def stats(state: CliState, as_json: bool) -> None:
         return
     for key, value in figures.items():
         click.echo(f"{key}: {value}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def optimize(state: CliState, as_json: bool) -> None:
+    """Compact the memories table, add new rows to its indexes and prune old versions now.
+
+    The store does this by itself every optimize_every_writes writes; run it after a bulk
+    change, or to take back disk space at once (versions younger than
+    version_retention_seconds are kept).
+    """
+    with friendly_errors():
+        store = state.service.store
+        before = maintenance.table_health(store)
+        store.optimize()
+        after = maintenance.table_health(store)
+    if as_json:
+        emit_json({"before": before, "after": after})
+        return
+    for key in after:
+        click.echo(f"{key}: {before[key]} -> {after[key]}")
 
 
 @main.command()
