@@ -42,7 +42,9 @@ def test_optimize_leaves_full_fragments_alone_and_compacts_the_rest(tmp_path: Pa
     # would fold it into one fragment with the rest); the small writes are compacted.
     assert fragments[full] == 100
     assert len(fragments) <= 3 and sum(fragments.values()) == written
-    assert table.index_stats("text_idx").num_unindexed_rows == 0
+    text_index = table.index_stats("text_idx")
+    assert text_index.num_unindexed_rows == 0
+    assert text_index.num_indices == 1  # new rows merged in, not left as delta indexes
     assert len(table.list_versions()) == 1  # retention 0: older versions pruned
     hits = table.search("item123", query_type="fts").limit(1).to_list()
     assert hits[0]["id"] == "row-123"
