@@ -3,7 +3,7 @@
 LanceDB's ``Table.optimize`` does all three, but it compacts towards fragments of about a
 million rows. Every smaller fragment is a candidate, so in a memory store (far fewer rows)
 each call rewrote the whole table, token vectors included, while holding the write lock:
-0.4–0.7 s at 10,000 memories and 1.6–2.8 s at 40,000, once every ``optimize_every_writes``
+0.4–0.9 s at 10,000 memories and 1.6–2.8 s at 40,000, once every ``optimize_every_writes``
 writes. Lance's own API (``pylance``, the library LanceDB is built on) takes the target as
 a parameter: fragments that have reached ``TARGET_ROWS_PER_FRAGMENT`` rows are left alone,
 and a call rewrites only what was written since they filled.
