@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from lancedb.table import LanceTable
+
 # Small enough that the fragment still filling is cheap to rewrite, large enough that a store
 # of 100,000 memories has a dozen fragments rather than hundreds.
 TARGET_ROWS_PER_FRAGMENT = 8192
@@ -24,7 +26,9 @@ def optimize_table(
 ) -> None:
     """Compact ``table`` (a LanceDB table) towards fragments of ``target_rows`` rows, add new
     rows to its indexes and delete the files of versions older than ``retention``."""
-    if not hasattr(table, "to_lance"):  # a table LanceDB serves remotely optimises itself
+    # Only a local or object-store table has a Lance dataset: every lancedb Table declares
+    # to_lance, but a remote one raises NotImplementedError, and optimises itself.
+    if not isinstance(table, LanceTable):
         table.optimize(cleanup_older_than=retention)
         return
     dataset = table.to_lance()  # each step below moves it to the version it commits
