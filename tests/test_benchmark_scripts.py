@@ -12,7 +12,9 @@ from benchmarks.locomo import (
     Question,
     RunResult,
     Turn,
+    add_comparisons,
     category_table,
+    comparison_table,
     conversation_table,
     evaluate,
     ingest,
@@ -125,3 +127,25 @@ def test_locomo_reports_each_conversation_apart() -> None:
         "|---|---|---|",
         "| default | 50.0 / 50.0 | 100.0 / 100.0 |",
     ]
+
+
+def test_locomo_compares_each_system_with_the_default_question_by_question() -> None:
+    runs = [RunResult("peer: x"), RunResult("default")]
+    for number in range(40):
+        runs[0].scores.append(score_question(["D9:9"], ["D1:1"], 4))  # the peer misses all
+        runs[1].scores.append(score_question(["D1:1"] if number % 4 else ["D9:9"], ["D1:1"], 4))
+    for run in runs:
+        run.conversation_of += ["conv-a"] * 40
+    results = [run.summary() for run in runs]
+    add_comparisons(results, runs)
+    assert "against" not in results[1]  # the default is the baseline even when it is not first
+    against = results[0]["against"]
+    assert against["baseline"] == "default"
+    assert against["frac@10"]["difference"] == -75.0
+    low, high = against["frac@10"]["interval"]
+    assert low < -75.0 < high < 0.0
+    lines = comparison_table(results).splitlines()
+    assert lines[0] == "| system | frac@10 (95 % interval) | nDCG@10 (95 % interval) |"
+    low, high = results[1]["intervals"]["frac@10"]
+    assert lines[2].startswith(f"| default | 75.0 ({low} to {high}) |")
+    assert lines[3].startswith("| peer: x − default | -75.0 (")

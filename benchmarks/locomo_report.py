@@ -1,0 +1,90 @@
+"""The LoCoMo harness's markdown tables, built from the summaries in its results JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+
+
+def markdown_table(results: Sequence[dict[str, Any]]) -> str:
+    header = "| system | frac@5 | frac@10 | all@10 | any@5 | nDCG@10 | MRR | session any@5 | p50 ms | p95 ms |"
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
+    for result in results:
+        if "skipped" in result:
+            lines.append(f"| {result['name']} | skipped: {result['skipped']} |")
+            continue
+        o = result["overall"]
+        lines.append(
+            f"| {result['name']} | {o['frac@5']} | {o['frac@10']} | {o['all@10']} | {o['any@5']} | "
+            f"{o['ndcg@10']} | {o['mrr']} | {o['session_any@5']} | {result['latency_p50_ms']} | {result['latency_p95_ms']} |"
+        )
+    return "\n".join(lines)
+
+
+def category_table(results: Sequence[dict[str, Any]]) -> str:
+    """frac@10 / nDCG@10 of each system by question category (5, adversarial, apart)."""
+    names = [CATEGORY_NAMES[category] for category in (1, 2, 3, 4, 5)]
+    lines = ["| system | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for result in results:
+        if "skipped" in result:
+            continue
+        cells = [*(result["by_category"][name] for name in names[:4]), result["adversarial"]]
+        figures = " | ".join(
+            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
+        )
+        lines.append(f"| {result['name']} | {figures} |")
+    return "\n".join(lines)
+
+
+def conversation_table(results: Sequence[dict[str, Any]]) -> str:
+    """frac@10 / nDCG@10 of each system on each conversation (categories 1–4): the spread
+    shows how far one unseen conversation may land from the pooled figure."""
+    scored = [result for result in results if "by_conversation" in result]
+    if not scored:
+        return ""
+    samples = list(scored[0]["by_conversation"])
+    lines = ["| system | " + " | ".join(samples) + " |", "|---|" + "---|" * len(samples)]
+    for result in scored:
+        cells = [result["by_conversation"].get(sample, {"questions": 0}) for sample in samples]
+        figures = " | ".join(
+            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
+        )
+        lines.append(f"| {result['name']} | {figures} |")
+    return "\n".join(lines)
+
+
+def comparison_table(results: Sequence[dict[str, Any]]) -> str:
+    """The baseline's frac@10 and nDCG@10 with their 95 % bootstrap intervals, then each other
+    system's paired difference from it, likewise: where an interval spans zero, the two
+    systems are not told apart on these questions."""
+    compared = [result for result in results if "against" in result]
+    if not compared:
+        return ""
+    name = compared[0]["against"]["baseline"]
+    baseline = next(result for result in results if result["name"] == name)
+    lines = [
+        "| system | frac@10 (95 % interval) | nDCG@10 (95 % interval) |",
+        "|---|---|---|",
+        f"| {name} | "
+        + " | ".join(
+            f"{baseline['overall'][metric]} ({low} to {high})"
+            for metric, (low, high) in baseline["intervals"].items()
+        )
+        + " |",
+    ]
+    for result in compared:
+        cells = []
+        for metric in ("frac@10", "ndcg@10"):
+            figure = result["against"][metric]
+            low, high = figure["interval"]
+            cells.append(f"{figure['difference']:+.1f} ({low:+.1f} to {high:+.1f})")
+        lines.append(f"| {result['name']} − {name} | {' | '.join(cells)} |")
+    return "\n".join(lines)
