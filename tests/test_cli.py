@@ -46,6 +46,26 @@ def test_every_command_has_help(run, path: tuple[str, ...]) -> None:  # type: ig
     assert result.exit_code == 0 and "Usage:" in result.output
 
 
+def _command(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("path", [(), *_commands(main)])
+def test_every_option_says_what_it_does(path: tuple[str, ...]) -> None:
+    command = _command(path)
+    silent = [
+        option.opts[0]
+        for option in command.params
+        if isinstance(option, click.Option) and not option.help
+    ]
+    assert not silent, f"tinmem {' '.join(path)}: options without help text: {silent}"
+    assert command.help, f"tinmem {' '.join(path)} has no description"
+
+
 def test_tool_command_prints_one_json_object_and_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
     stored = run(
         "tool",

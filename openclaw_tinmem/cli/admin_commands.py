@@ -11,6 +11,7 @@ from rich.console import Console
 from openclaw_tinmem import maintenance
 from openclaw_tinmem.cli.app import (
     EXIT_INVALID,
+    JSON_HELP,
     CliState,
     console,
     emit_json,
@@ -43,7 +44,7 @@ def init(target: str | None, force: bool) -> None:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def stats(state: CliState, as_json: bool) -> None:
     """Counts by scope, category and source, and table health."""
@@ -57,7 +58,7 @@ def stats(state: CliState, as_json: bool) -> None:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def optimize(state: CliState, as_json: bool) -> None:
     """Compact the memories table, add new rows to its indexes and prune old versions now.
@@ -95,7 +96,7 @@ def export(state: CliState, output: str) -> None:
 
 @main.command("import")
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def import_command(state: CliState, source: str, as_json: bool) -> None:
     """Import memories from JSONL. Idempotent by id; nothing is written if a line is invalid."""
@@ -168,7 +169,7 @@ def models_pull(state: CliState, wheel: str | None, force: bool) -> None:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def doctor(state: CliState, as_json: bool) -> None:
     """Check config, models and store; report what is configured and what works."""

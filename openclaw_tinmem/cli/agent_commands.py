@@ -9,6 +9,7 @@ import click
 
 from openclaw_tinmem.cli.app import (
     EXIT_INVALID,
+    JSON_HELP,
     CliState,
     emit_json,
     friendly_errors,
@@ -57,7 +58,9 @@ def workspace() -> None:
 
 @workspace.command("tree")
 @click.argument("path", default="")
-@click.option("--depth", default=2, show_default=True, type=int)
+@click.option(
+    "--depth", default=2, show_default=True, type=int, help="Levels to show, from 1 to 10."
+)
 @click.pass_obj
 def workspace_tree(state: CliState, path: str, depth: int) -> None:
     """Show the workspace as a tree."""
@@ -66,7 +69,7 @@ def workspace_tree(state: CliState, path: str, depth: int) -> None:
 
 @workspace.command("read")
 @click.argument("path")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def workspace_read(state: CliState, path: str, as_json: bool) -> None:
     """Print one workspace file."""
@@ -82,7 +85,7 @@ def workspace_read(state: CliState, path: str, as_json: bool) -> None:
     help="memory, daily_log, heartbeat, or a path such as projects/alpha/notes.md",
 )
 @click.option("--replace", is_flag=True, help="Replace the file instead of appending.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def workspace_write(
     state: CliState, content: str, target: str, replace: bool, as_json: bool
@@ -98,8 +101,8 @@ def workspace_write(
 
 @workspace.command("search")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=int)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", default=5, show_default=True, type=int, help="Maximum results.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def workspace_search(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Hybrid search over the workspace files."""

@@ -22,6 +22,7 @@ from openclaw_tinmem.tools import Toolbox, ToolResult
 EXIT_INVALID = 2
 console = Console(stderr=True)
 CATEGORY_CHOICE = click.Choice([category.value for category in Category])
+JSON_HELP = "Print JSON instead of text."
 
 
 @dataclass

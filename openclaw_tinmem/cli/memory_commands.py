@@ -10,6 +10,7 @@ from rich.table import Table
 
 from openclaw_tinmem.cli.app import (
     CATEGORY_CHOICE,
+    JSON_HELP,
     CliState,
     emit_json,
     friendly_errors,
@@ -62,8 +63,16 @@ def list_command(
 @click.option(
     "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
 )
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 100))
-@click.option("--level", type=click.Choice(["L0", "L1", "L2"]), default="L1", show_default=True)
+@click.option(
+    "--limit", default=10, show_default=True, type=click.IntRange(1, 100), help="Maximum results."
+)
+@click.option(
+    "--level",
+    type=click.Choice(["L0", "L1", "L2"]),
+    default="L1",
+    show_default=True,
+    help="Detail shown: L0 headline, L1 summary, L2 full content.",
+)
 @click.option(
     "--rerank/--no-rerank", default=None, help="Override the configured cross-encoder setting."
 )
@@ -101,11 +110,16 @@ def search(
 
 @main.command()
 @click.argument("content")
-@click.option("--category", required=True, type=CATEGORY_CHOICE)
-@click.option("--scope", default="global", show_default=True)
-@click.option("--importance", default=0.5, show_default=True, type=float)
+@click.option(
+    "--category",
+    required=True,
+    type=CATEGORY_CHOICE,
+    help="What kind of memory; it decides how similar memories are merged.",
+)
+@click.option("--scope", default="global", show_default=True, help="Memory namespace.")
+@click.option("--importance", default=0.5, show_default=True, type=float, help="From 0 to 1.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def store(
     state: CliState,
@@ -125,12 +139,12 @@ def store(
 
 @main.command()
 @click.argument("memory_id")
-@click.option("--content")
-@click.option("--summary")
-@click.option("--headline")
-@click.option("--importance", type=float)
+@click.option("--content", help="New full content (L2).")
+@click.option("--summary", help="New summary (L1).")
+@click.option("--headline", help="New headline (L0).")
+@click.option("--importance", type=float, help="New importance, from 0 to 1.")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def update(
     state: CliState, /, memory_id: str, as_json: bool, tags: tuple[str, ...], **fields: Any
@@ -145,9 +159,15 @@ def update(
 @main.command()
 @click.argument("memory_id", required=False)
 @click.option("--query", help="Delete confident matches of this query instead of an id.")
-@click.option("--scope")
-@click.option("--category", "categories", multiple=True, type=CATEGORY_CHOICE)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--scope", help="Only delete in this scope.")
+@click.option(
+    "--category",
+    "categories",
+    multiple=True,
+    type=CATEGORY_CHOICE,
+    help="Only delete in these categories (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def forget(
     state: CliState,
