@@ -7,14 +7,24 @@ each call rewrote the whole table, token vectors included, while holding the wri
 writes. Lance's own API (``pylance``, the library LanceDB is built on) takes the target as
 a parameter: fragments that have reached ``TARGET_ROWS_PER_FRAGMENT`` rows are left alone,
 and a call rewrites only what was written since they filled.
+
+Upkeep still takes a few hundred milliseconds (more as a store grows), so it runs on a
+background thread (``UpkeepScheduler``): the write that makes it due returns at once instead
+of carrying it, and a failed upkeep is logged and tried again after further writes.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
 from lancedb.table import LanceTable
+
+logger = logging.getLogger("openclaw_tinmem")
 
 # Small enough that the fragment still filling is cheap to rewrite, large enough that a store
 # of 100,000 memories has a dozen fragments rather than hundreds.
@@ -35,3 +45,50 @@ def optimize_table(
     dataset.optimize.compact_files(target_rows_per_fragment=target_rows)
     dataset.optimize.optimize_indices()
     dataset.cleanup_old_versions(older_than=retention)
+
+
+class UpkeepScheduler:
+    """Runs upkeep jobs on one background thread, one job per name at a time.
+
+    A job whose name is already queued or running is not queued again: the caller counts on
+    and asks again after its next write.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._pending: dict[str, Future[None]] = {}
+
+    def schedule(self, name: str, job: Callable[[], None], failure_message: str) -> bool:
+        """Queue ``job`` unless one named ``name`` is pending; True if it was queued."""
+        with self._lock:
+            pending = self._pending.get(name)
+            if pending is not None and not pending.done():
+                return False
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="tinmem-upkeep"
+                )
+            self._pending[name] = self._executor.submit(self._run, job, failure_message)
+            return True
+
+    @staticmethod
+    def _run(job: Callable[[], None], failure_message: str) -> None:
+        try:
+            job()
+        except Exception:  # the writes are committed; upkeep is retried after further writes
+            logger.warning(failure_message, exc_info=True)
+
+    def wait(self) -> None:
+        """Block until every queued job has finished. Never call it holding a write lock."""
+        with self._lock:
+            pending = list(self._pending.values())
+        for future in pending:
+            future.result()
+
+    def close(self) -> None:
+        """Finish queued jobs and release the thread (a later job starts a new one)."""
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)

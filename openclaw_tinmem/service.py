@@ -130,9 +130,10 @@ class MemoryService:
         )  # fmt: skip
 
     def close(self) -> None:
-        """Finish background work (access statistics) and release threads."""
+        """Finish background work (access statistics, table upkeep) and release threads."""
         self._background.shutdown(wait=True)
         self._search_pool.shutdown(wait=True)
+        self.store.close()
 
     @property
     def reranker(self) -> Reranker:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -18,7 +17,7 @@ from filelock import FileLock, Timeout
 from lancedb.index import FTS, Bitmap, BTree
 from lancedb.query import MatchQuery
 
-from openclaw_tinmem.compaction import optimize_table
+from openclaw_tinmem.compaction import UpkeepScheduler, optimize_table
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
 from openclaw_tinmem.errors import ModelMismatchError, StoreError
@@ -38,8 +37,6 @@ from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
 
 LOCK_FILE_NAME = ".tinmem-write.lock"
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
-
-logger = logging.getLogger("openclaw_tinmem")
 
 
 class MemoryStore:
@@ -68,6 +65,7 @@ class MemoryStore:
             Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
         self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
         self._writes_since_optimize = 0
+        self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._thread_lock = threading.RLock()
         self._file_lock = (
             FileLock(str(Path(self.uri.removeprefix("file://")) / LOCK_FILE_NAME))
@@ -374,22 +372,29 @@ class MemoryStore:
             self._after_write()
 
     def _after_write(self) -> None:
+        """Every ``optimize_every_writes`` writes, queue upkeep on the background thread."""
         self._writes_since_optimize += 1
-        if self._writes_since_optimize < self.settings.optimize_every_writes:
-            return
-        try:
-            self.optimize()
-        except Exception:  # the write is committed: failed upkeep must not report it failed
-            logger.warning("table upkeep failed; retried after further writes", exc_info=True)
+        if self._writes_since_optimize >= self.settings.optimize_every_writes and (
+            self.upkeep.schedule(
+                "memories", self.optimize, "table upkeep failed; retried after further writes"
+            )
+        ):
             self._writes_since_optimize = 0
 
     def optimize(self) -> None:
-        """Compact files, fold new rows into the indexes and prune old versions."""
+        """Compact files, fold new rows into the indexes and prune old versions, now."""
         with self.write_lock():
             before = self.current_version()
             optimize_table(self.table, timedelta(seconds=self.settings.version_retention_seconds))
             self.snapshots.advance(before, self._committed(before))  # same rows, compacted
-            self._writes_since_optimize = 0
+
+    def wait_for_upkeep(self) -> None:
+        """Block until queued upkeep has run (tests, benchmarks and shutdown use it)."""
+        self.upkeep.wait()
+
+    def close(self) -> None:
+        """Finish queued upkeep and release its thread."""
+        self.upkeep.close()
 
     def version_count(self) -> int:
         return len(self.table.list_versions())

@@ -7,7 +7,6 @@ hold the memory store's write lock, so documents and memories share one cross-pr
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,8 +24,6 @@ from openclaw_tinmem.filters import quote
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall import fuse
 from openclaw_tinmem.store import MemoryStore
-
-logger = logging.getLogger("openclaw_tinmem")
 
 DOCUMENTS_TABLE = "workspace_documents"
 CHUNKS_TABLE = "workspace_chunks"
@@ -156,12 +153,12 @@ class WorkspaceStore:
             self.chunks.delete(f"document_id = {quote(document.id)}")
             self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
             self._writes += 1
-            if self._writes >= self.store.settings.optimize_every_writes:
-                try:
-                    self.optimize()
-                except Exception:  # the document is written: failed upkeep must not say otherwise
-                    logger.warning("workspace upkeep failed; retried later", exc_info=True)
-                    self._writes = 0
+            if self._writes >= self.store.settings.optimize_every_writes and (
+                self.store.upkeep.schedule(
+                    "workspace", self.optimize, "workspace upkeep failed; retried later"
+                )
+            ):
+                self._writes = 0
             return document
 
     def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:
@@ -188,7 +185,6 @@ class WorkspaceStore:
         with self.store.write_lock():
             optimize_table(self.documents, retention)
             optimize_table(self.chunks, retention)
-            self._writes = 0
 
     def search(self, query: str, limit: int) -> list[ChunkHit]:
         """Hybrid full-text + vector search over chunks, fused by reciprocal rank."""

@@ -25,6 +25,7 @@ from benchmarks.locomo import (
 from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
 from benchmarks.store_upkeep import measure_size as measure_upkeep
+from benchmarks.store_upkeep import measure_writes
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.service import MemoryService
@@ -54,6 +55,15 @@ def test_store_upkeep_times_both_optimisers_on_equal_stores(
     assert result["size"] == 20 and result["rounds"] == 1
     for name in ("tinmem", "lancedb"):
         assert result[name]["p50_ms"] > 0 and result[name]["fragments_after"] >= 1
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_writes_with_upkeep_inline_and_in_the_background(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_writes(embedder, settings, 20, 4, 0.0, tmp_path, every=2)
+    for name in ("background", "inline"):
+        assert result[name]["due_writes"] == 2 and result[name]["max_ms"] > 0
     assert json.loads(json.dumps(result))  # a JSON-ready result
 
 

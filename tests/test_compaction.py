@@ -1,12 +1,14 @@
+import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import lancedb
 import pyarrow as pa
+import pytest
 from lancedb.index import FTS
 
-from openclaw_tinmem.compaction import optimize_table
+from openclaw_tinmem.compaction import UpkeepScheduler, optimize_table
 
 
 def _rows(start: int, count: int) -> pa.Table:
@@ -48,3 +50,40 @@ def test_optimize_leaves_full_fragments_alone_and_compacts_the_rest(tmp_path: Pa
     assert len(table.list_versions()) == 1  # retention 0: older versions pruned
     hits = table.search("item123", query_type="fts").limit(1).to_list()
     assert hits[0]["id"] == "row-123"
+
+
+def test_scheduler_runs_one_job_per_name_at_a_time_off_the_caller_thread() -> None:
+    scheduler = UpkeepScheduler()
+    release = threading.Event()
+    ran: list[tuple[str, str]] = []
+
+    def job(name: str) -> None:
+        assert release.wait(10)
+        ran.append((name, threading.current_thread().name))
+
+    assert scheduler.schedule("memories", lambda: job("memories"), "failed")
+    assert not scheduler.schedule("memories", lambda: job("again"), "failed")  # still pending
+    assert scheduler.schedule("workspace", lambda: job("workspace"), "failed")
+    assert ran == []  # both wait for the release: schedule() returned without running them
+    release.set()
+    scheduler.wait()
+    assert [name for name, _ in ran] == ["memories", "workspace"]
+    assert all(thread.startswith("tinmem-upkeep") for _, thread in ran)
+    assert scheduler.schedule("memories", lambda: job("next"), "failed")  # done: may run again
+    scheduler.close()
+    assert [name for name, _ in ran][-1] == "next"  # close() finishes what was queued
+
+
+def test_scheduler_logs_a_failed_job_and_keeps_working(caplog: pytest.LogCaptureFixture) -> None:
+    scheduler = UpkeepScheduler()
+
+    def broken() -> None:
+        raise OSError("no space left on device")
+
+    scheduler.schedule("memories", broken, "table upkeep failed")
+    scheduler.wait()
+    assert "table upkeep failed" in caplog.text and "no space left" in caplog.text
+    done = threading.Event()
+    scheduler.schedule("memories", done.set, "table upkeep failed")
+    scheduler.close()
+    assert done.is_set()

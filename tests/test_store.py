@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +47,36 @@ def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_servi
     )
     for number in range(30):
         service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+    service.store.wait_for_upkeep()
     assert service.store.count() == 30
     assert service.store.version_count() <= 12
+
+
+def test_upkeep_runs_in_the_background_after_the_write_that_made_it_due(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lancedb.table import LanceTable
+
+    started, release = threading.Event(), threading.Event()
+    to_lance = LanceTable.to_lance
+
+    def slow(table: LanceTable):  # type: ignore[no-untyped-def]
+        started.set()  # upkeep has begun: hold it until the test has looked around
+        assert release.wait(10)
+        return to_lance(table)
+
+    monkeypatch.setattr(LanceTable, "to_lance", slow)
+    service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
+    for number in range(2):  # the second write makes upkeep due, and returns without it
+        service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+    assert started.wait(30) and not release.is_set()
+    table = service.store.table
+    assert table.index_stats("search_text_idx").num_unindexed_rows == 2  # not yet folded in
+    hits = service.recall("release 1", limit=1)  # reading goes on meanwhile
+    assert [hit.memory.content for hit in hits] == ["Release 1 shipped on day 1"]
+    release.set()
+    service.store.wait_for_upkeep()
+    assert service.store.table.index_stats("search_text_idx").num_unindexed_rows == 0
 
 
 def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignore[no-untyped-def]
@@ -60,6 +89,7 @@ def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignor
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
     for number in range(5):
         service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+        service.store.wait_for_upkeep()
     assert service.store.count() == 5
     assert caplog.text.count("table upkeep failed") == 2  # after writes 2 and 4, then retried
     monkeypatch.undo()

@@ -207,6 +207,7 @@ def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_se
     tools = WorkspaceTools(service, clock=lambda: NOW)
     for number in range(10):
         tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    service.store.wait_for_upkeep()
     indexes = {index.name: index for index in tools.workspace.chunks.list_indices()}
     stats = tools.workspace.chunks.index_stats("text_idx")
     assert "text_idx" in indexes and stats is not None and stats.num_unindexed_rows <= 3
@@ -220,6 +221,7 @@ def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-
     tools = WorkspaceTools(service, clock=lambda: NOW)
     for number in range(3):
         tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    service.store.wait_for_upkeep()
     assert "workspace upkeep failed" in caplog.text
     assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md").content
 
