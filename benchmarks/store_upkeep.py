@@ -13,6 +13,9 @@ an agent's tool calls are), alternating. One runs upkeep as shipped, on its back
 thread once every ``optimize_every_writes`` writes; the other as the store did before, on
 the thread of the write that made it due, which waits for it. The figures are the writes'
 latencies, and those of the writes that made upkeep due.
+
+``recall``: one store takes rounds of 50 writes; after each, 20 recalls (fast profile) while
+nothing else runs, then recalls back to back for as long as upkeep runs on another thread.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import random
 import shutil
 import statistics
 import tempfile
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -150,6 +154,47 @@ def measure_writes(
     return result
 
 
+def measure_recall(
+    embedder: FastEmbedEmbedder, base: Settings, size: int, rounds: int, root: Path
+) -> dict[str, Any]:
+    """Fast-profile recall latency while nothing else runs and while upkeep runs."""
+    settings = base.model_copy(
+        update={"db_path": str(root / f"recall-{size}"), "late_interaction": False, "rerank": False}
+    )
+    service = MemoryService(settings, open_store(settings, embedder), embedder)
+    fill(service, size, 2000, random.Random(size))
+    store = service.store
+    rng = random.Random(9)
+    timings: dict[str, list[float]] = {"quiet": [], "during_upkeep": []}
+
+    def recall(kind: str) -> None:
+        started = time.perf_counter()
+        service.recall(synthetic_text(rng, rng.randrange(size)))
+        timings[kind].append((time.perf_counter() - started) * 1000)
+
+    for number in range(rounds):
+        for write in range(WRITES_PER_ROUND):
+            _write(service, rng, size + number * WRITES_PER_ROUND + write)
+        for _ in range(20):
+            recall("quiet")
+        upkeep = threading.Thread(target=store.optimize)  # as the upkeep thread runs it
+        upkeep.start()
+        while upkeep.is_alive():
+            recall("during_upkeep")
+        upkeep.join()
+    service.close()
+    result: dict[str, Any] = {"size": size, "rounds": rounds}
+    for kind, values in timings.items():
+        ordered = sorted(values)
+        result[kind] = {
+            "recalls": len(ordered),
+            "p50_ms": round(statistics.median(ordered), 1),
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 1),
+            "max_ms": round(ordered[-1], 1),
+        }
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -157,7 +202,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument(
-        "--measure", nargs="+", choices=["upkeep", "writes"], default=["upkeep", "writes"]
+        "--measure",
+        nargs="+",
+        choices=["upkeep", "writes", "recall"],
+        default=["upkeep", "writes", "recall"],
     )
     parser.add_argument("--writes", type=int, default=200, help="paced writes per store")
     parser.add_argument("--gap", type=float, default=0.25, help="seconds between writes")
@@ -167,7 +215,7 @@ def main() -> None:
     embedder = FastEmbedEmbedder(base)
     root = Path(tempfile.mkdtemp(prefix="tinmem-upkeep-"))
     try:
-        results: dict[str, Any] = {"sizes": [], "writes": []}
+        results: dict[str, Any] = {"sizes": [], "writes": [], "recall": []}
         for size in arguments.sizes:
             if "upkeep" in arguments.measure:
                 results["sizes"].append(measure_size(embedder, base, size, arguments.rounds, root))
@@ -177,6 +225,11 @@ def main() -> None:
                     measure_writes(embedder, base, size, arguments.writes, arguments.gap, root)
                 )
                 print(json.dumps(results["writes"][-1]), flush=True)
+            if "recall" in arguments.measure:
+                results["recall"].append(
+                    measure_recall(embedder, base, size, arguments.rounds, root)
+                )
+                print(json.dumps(results["recall"][-1]), flush=True)
         save_results(arguments.output, results)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -239,6 +239,10 @@ class SnapshotCache:
                 self._snapshot = Snapshot.from_arrow(version, table, self._dimension)
             return self._snapshot
 
+    def latest(self) -> Snapshot | None:
+        """The snapshot last loaded or advanced, whatever its version (None if dropped)."""
+        return self._snapshot
+
     def invalidate(self) -> None:
         self._snapshot = None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -13,14 +12,13 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from filelock import FileLock, Timeout
 from lancedb.index import FTS, Bitmap, BTree
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.compaction import UpkeepScheduler, optimize_table
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import Matrix, Vector
-from openclaw_tinmem.errors import ModelMismatchError, StoreError
+from openclaw_tinmem.errors import ModelMismatchError
 from openclaw_tinmem.filters import build_filter
 from openclaw_tinmem.late_interaction import TokenEncoder, TokenVectorCache, encode_memories
 from openclaw_tinmem.models import Category, Memory
@@ -34,8 +32,8 @@ from openclaw_tinmem.schema import (
     row_to_memory,
 )
 from openclaw_tinmem.snapshot import Snapshot, SnapshotCache
+from openclaw_tinmem.write_lock import WriteLock
 
-LOCK_FILE_NAME = ".tinmem-write.lock"
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 
 
@@ -66,14 +64,12 @@ class MemoryStore:
         self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
         self._writes_since_optimize = 0
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
-        self._thread_lock = threading.RLock()
-        self._file_lock = (
-            FileLock(str(Path(self.uri.removeprefix("file://")) / LOCK_FILE_NAME))
-            if settings.is_local_store()
-            else None
+        self._write_lock = WriteLock(
+            Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
+            settings.lock_timeout_seconds,
+            on_acquire=self._forget_version_check,
         )
         self._verify_model = verify_model
-        self._lock_depth = 0
         self._known_version = 0
         self._version_checked_at: float | None = None
         with self.write_lock():
@@ -134,38 +130,16 @@ class MemoryStore:
                 "'tinmem reembed' to re-embed every memory with the new one."
             )
 
-    @contextlib.contextmanager
-    def write_lock(self) -> Iterator[None]:
+    def write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Serialise writers: threads by an RLock, processes by a lock file beside the data.
 
         Taking the outermost lock forces a fresh version check, so a read-decide-write sees
         every commit other processes made before it.
         """
-        with self._thread_lock:
-            self._lock_depth += 1
-            try:
-                if self._lock_depth == 1:
-                    with self._acquire_file_lock():
-                        self._version_checked_at = None
-                        yield
-                else:
-                    yield
-            finally:
-                self._lock_depth -= 1
+        return self._write_lock.hold()
 
-    @contextlib.contextmanager
-    def _acquire_file_lock(self) -> Iterator[None]:
-        if self._file_lock is None:
-            yield
-            return
-        try:
-            with self._file_lock.acquire(timeout=self.settings.lock_timeout_seconds):
-                yield
-        except Timeout as error:
-            raise StoreError(
-                f"timed out after {self.settings.lock_timeout_seconds}s waiting for the "
-                f"write lock {self._file_lock.lock_file}; another process is writing"
-            ) from error
+    def _forget_version_check(self) -> None:
+        self._version_checked_at = None
 
     def current_version(self) -> int:
         """The table version, asked of LanceDB at most every ``read_consistency_seconds``."""
@@ -188,7 +162,17 @@ class MemoryStore:
         return int(self.table.count_rows(build_filter(scopes=scopes)))
 
     def snapshot(self) -> Snapshot:
-        """The in-process copy of the current table version."""
+        """The in-process copy of the current table version.
+
+        While another thread of this process holds the write lock, no other process can
+        commit and that thread publishes its own commits when done (upkeep commits twice in a
+        row). Readers keep the last published snapshot meanwhile instead of loading the whole
+        table for a version about to be published anyway.
+        """
+        if self._write_lock.held_by_another_thread():
+            published = self.snapshots.latest()
+            if published is not None:
+                return published
         return self.snapshots.snapshot(self.current_version())
 
     def get(self, memory_ids: Sequence[str]) -> dict[str, Memory]:

@@ -24,8 +24,8 @@ from benchmarks.locomo import (
 )
 from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
+from benchmarks.store_upkeep import measure_recall, measure_writes
 from benchmarks.store_upkeep import measure_size as measure_upkeep
-from benchmarks.store_upkeep import measure_writes
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
 from openclaw_tinmem.service import MemoryService
@@ -64,6 +64,14 @@ def test_store_upkeep_times_writes_with_upkeep_inline_and_in_the_background(
     result = measure_writes(embedder, settings, 20, 4, 0.0, tmp_path, every=2)
     for name in ("background", "inline"):
         assert result[name]["due_writes"] == 2 and result[name]["max_ms"] > 0
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_recall_beside_upkeep(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_recall(embedder, settings, 20, 1, tmp_path)
+    assert result["quiet"]["recalls"] == 20 and result["during_upkeep"]["recalls"] >= 1
     assert json.loads(json.dumps(result))  # a JSON-ready result
 
 

@@ -79,6 +79,38 @@ def test_upkeep_runs_in_the_background_after_the_write_that_made_it_due(  # type
     assert service.store.table.index_stats("search_text_idx").num_unindexed_rows == 0
 
 
+def test_readers_keep_the_published_snapshot_while_upkeep_commits(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import openclaw_tinmem.store as store_module
+
+    committed, release = threading.Event(), threading.Event()
+    optimize_table = store_module.optimize_table
+
+    def commit_then_hold(table, retention):  # type: ignore[no-untyped-def]
+        optimize_table(table, retention)  # LanceDB has the compacted versions now...
+        committed.set()
+        assert release.wait(10)  # ...but the store has not published them yet
+
+    monkeypatch.setattr(store_module, "optimize_table", commit_then_hold)
+    service = make_service(
+        settings.model_copy(update={"optimize_every_writes": 2, "read_consistency_seconds": 0})
+    )
+    store = service.store
+    for number in range(2):
+        service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
+    assert committed.wait(10)
+    published = store.snapshot()
+    assert int(store.table.version) > published.version
+    hits = service.recall("release 1", limit=1)  # no reload of the whole table for it
+    assert store.snapshot() is published
+    assert [hit.memory.content for hit in hits] == ["Release 1 shipped on day 1"]
+    release.set()
+    store.wait_for_upkeep()
+    assert store.snapshot().version == int(store.table.version)  # published, rows unchanged
+    assert store.snapshot().size == published.size
+
+
 def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignore[no-untyped-def]
     settings: Settings,
     make_service,
