@@ -165,9 +165,10 @@ class MemoryStore:
         """The in-process copy of the current table version.
 
         While another thread of this process holds the write lock, no other process can
-        commit and that thread publishes its own commits when done (upkeep commits twice in a
-        row). Readers keep the last published snapshot meanwhile instead of loading the whole
-        table for a version about to be published anyway.
+        commit to a local store and that thread publishes its own commits when done (upkeep
+        commits twice in a row). Readers keep the last published snapshot meanwhile instead of
+        loading the whole table for a version about to be published anyway. (A remote store
+        has no cross-process lock, so there a read may lag by the duration of the write.)
         """
         if self._write_lock.held_by_another_thread():
             published = self.snapshots.latest()
