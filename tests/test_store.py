@@ -111,6 +111,50 @@ def test_readers_keep_the_published_snapshot_while_upkeep_commits(  # type: igno
     assert store.snapshot().size == published.size
 
 
+def test_writers_readers_and_background_upkeep_together_lose_nothing(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service
+) -> None:
+    service = make_service(
+        settings.model_copy(update={"optimize_every_writes": 4, "version_retention_seconds": 0})
+    )
+    errors: list[BaseException] = []
+    writing = threading.Event()
+
+    def writer(number: int) -> None:
+        try:
+            for item in range(12):
+                service.remember(f"Writer {number} logged item {item} today", Category.EVENTS)
+        except BaseException as error:  # collected and re-raised by the test thread
+            errors.append(error)
+
+    def reader() -> None:
+        try:
+            while writing.is_set():
+                service.recall("logged item", limit=5)
+        except BaseException as error:
+            errors.append(error)
+
+    writing.set()
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    writers = [threading.Thread(target=writer, args=(number,)) for number in range(3)]
+    for thread in [*readers, *writers]:
+        thread.start()
+    for thread in writers:
+        thread.join(120)
+    writing.clear()
+    for thread in readers:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in [*readers, *writers])  # no deadlock
+    assert errors == []
+    service.store.wait_for_upkeep()
+    stored = service.store.list_memories(limit=None)
+    assert sorted(memory.content for memory in stored) == sorted(
+        f"Writer {number} logged item {item} today" for number in range(3) for item in range(12)
+    )
+    assert len(service.store.get([memory.id for memory in stored])) == 36  # snapshot in step
+    assert service.store.table.index_stats("search_text_idx").num_unindexed_rows <= 4
+
+
 def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignore[no-untyped-def]
     settings: Settings,
     make_service,
