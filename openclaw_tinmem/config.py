@@ -44,7 +44,10 @@ class Settings(BaseModel):
         0.25, ge=0, description="Reads notice other processes' writes within this many seconds"
     )
     version_retention_seconds: float = Field(
-        60.0, ge=0, description="Versions older than this are pruned when the table is optimised"
+        60.0,
+        ge=0,
+        description="Versions older than this are pruned when the table is optimised; keep it "
+        "longer than any read takes, or a recall that overlaps upkeep may fail",
     )
 
     # --- models
