@@ -52,6 +52,14 @@ def ours(service: MemoryService) -> None:
     service.store.optimize()
 
 
+def _write(service: MemoryService, rng: random.Random, number: int) -> None:
+    text = synthetic_text(rng, number)
+    if number % 2:
+        service.remember(text + " I prefer green tea.", Category.PREFERENCES)
+    else:
+        service.remember(text, Category.EVENTS)
+
+
 def measure_size(
     embedder: FastEmbedEmbedder, base: Settings, size: int, rounds: int, root: Path
 ) -> dict[str, Any]:
@@ -67,11 +75,7 @@ def measure_size(
         for name, upkeep in upkeeps.items():
             service = services[name]
             for write in range(WRITES_PER_ROUND):
-                text = synthetic_text(rng, size + number * WRITES_PER_ROUND + write)
-                if write % 2:
-                    service.remember(text + " I prefer green tea.", Category.PREFERENCES)
-                else:
-                    service.remember(text, Category.EVENTS)
+                _write(service, rng, size + number * WRITES_PER_ROUND + write)
             started = time.perf_counter()
             upkeep(service)
             timings[name].append((time.perf_counter() - started) * 1000)
@@ -90,20 +94,19 @@ def measure_size(
     return result
 
 
-def _write(service: MemoryService, rng: random.Random, number: int) -> None:
-    text = synthetic_text(rng, number)
-    if number % 2:
-        service.remember(text + " I prefer green tea.", Category.PREFERENCES)
-    else:
-        service.remember(text, Category.EVENTS)
-
-
-def _latencies(values: list[float], due: list[float]) -> dict[str, float]:
+def _spread(values: list[float]) -> dict[str, float]:
+    """p50, p95 (nearest rank below) and max of timings in milliseconds."""
     ordered = sorted(values)
     return {
         "p50_ms": round(statistics.median(ordered), 1),
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 1),
         "max_ms": round(ordered[-1], 1),
+    }
+
+
+def _latencies(values: list[float], due: list[float]) -> dict[str, float]:
+    return {
+        **_spread(values),
         "due_writes": len(due),
         "due_mean_ms": round(statistics.mean(due), 1) if due else 0.0,
         "due_max_ms": round(max(due), 1) if due else 0.0,
@@ -185,13 +188,7 @@ def measure_recall(
     service.close()
     result: dict[str, Any] = {"size": size, "rounds": rounds}
     for kind, values in timings.items():
-        ordered = sorted(values)
-        result[kind] = {
-            "recalls": len(ordered),
-            "p50_ms": round(statistics.median(ordered), 1),
-            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 1),
-            "max_ms": round(ordered[-1], 1),
-        }
+        result[kind] = {"recalls": len(values), **_spread(values)}
     return result
 
 
