@@ -50,27 +50,35 @@ def optimize_table(
 class UpkeepScheduler:
     """Runs upkeep jobs on one background thread, one job per name at a time.
 
-    A job whose name is already queued or running is not queued again: the caller counts on
-    and asks again after its next write.
+    A job whose name is already queued or running is not queued again. ``wrote`` counts a
+    table's writes and queues its upkeep every so many; while one is still pending the count
+    goes on, and the next write asks again.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self._pending: dict[str, Future[None]] = {}
+        self._writes: dict[str, int] = {}
 
-    def schedule(self, name: str, job: Callable[[], None], failure_message: str) -> bool:
-        """Queue ``job`` unless one named ``name`` is pending; True if it was queued."""
+    def wrote(self, name: str, every: int, job: Callable[[], None], failure_message: str) -> bool:
+        """Count one write to ``name``'s table; from the ``every``-th on, queue ``job`` unless
+        one named ``name`` is pending. True if it was queued."""
         with self._lock:
-            pending = self._pending.get(name)
-            if pending is not None and not pending.done():
+            self._writes[name] = self._writes.get(name, 0) + 1
+            if self._writes[name] < every or not self._queue(name, job, failure_message):
                 return False
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(
-                    max_workers=1, thread_name_prefix="tinmem-upkeep"
-                )
-            self._pending[name] = self._executor.submit(self._run, job, failure_message)
+            self._writes[name] = 0
             return True
+
+    def _queue(self, name: str, job: Callable[[], None], failure_message: str) -> bool:
+        pending = self._pending.get(name)
+        if pending is not None and not pending.done():
+            return False
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-upkeep")
+        self._pending[name] = self._executor.submit(self._run, job, failure_message)
+        return True
 
     @staticmethod
     def _run(job: Callable[[], None], failure_message: str) -> None:

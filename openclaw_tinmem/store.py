@@ -62,7 +62,6 @@ class MemoryStore:
         if settings.is_local_store():
             Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
         self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
-        self._writes_since_optimize = 0
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(
             Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
@@ -358,13 +357,12 @@ class MemoryStore:
 
     def _after_write(self) -> None:
         """Every ``optimize_every_writes`` writes, queue upkeep on the background thread."""
-        self._writes_since_optimize += 1
-        if self._writes_since_optimize >= self.settings.optimize_every_writes and (
-            self.upkeep.schedule(
-                "memories", self.optimize, "table upkeep failed; retried after further writes"
-            )
-        ):
-            self._writes_since_optimize = 0
+        self.upkeep.wrote(
+            "memories",
+            self.settings.optimize_every_writes,
+            self.optimize,
+            "table upkeep failed; retried after further writes",
+        )
 
     def optimize(self) -> None:
         """Compact files, fold new rows into the indexes and prune old versions, now."""

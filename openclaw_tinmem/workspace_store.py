@@ -79,7 +79,6 @@ class WorkspaceStore:
     def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self._writes = 0
         database = store.database
         names = database.list_tables().tables
         timestamp = pa.timestamp("us", tz="UTC")
@@ -152,13 +151,12 @@ class WorkspaceStore:
             )
             self.chunks.delete(f"document_id = {quote(document.id)}")
             self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
-            self._writes += 1
-            if self._writes >= self.store.settings.optimize_every_writes and (
-                self.store.upkeep.schedule(
-                    "workspace", self.optimize, "workspace upkeep failed; retried later"
-                )
-            ):
-                self._writes = 0
+            self.store.upkeep.wrote(
+                "workspace",
+                self.store.settings.optimize_every_writes,
+                self.optimize,
+                "workspace upkeep failed; retried later",
+            )
             return document
 
     def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:

@@ -61,15 +61,15 @@ def test_scheduler_runs_one_job_per_name_at_a_time_off_the_caller_thread() -> No
         assert release.wait(10)
         ran.append((name, threading.current_thread().name))
 
-    assert scheduler.schedule("memories", lambda: job("memories"), "failed")
-    assert not scheduler.schedule("memories", lambda: job("again"), "failed")  # still pending
-    assert scheduler.schedule("workspace", lambda: job("workspace"), "failed")
-    assert ran == []  # both wait for the release: schedule() returned without running them
+    assert scheduler.wrote("memories", 1, lambda: job("memories"), "failed")
+    assert not scheduler.wrote("memories", 1, lambda: job("again"), "failed")  # still pending
+    assert scheduler.wrote("workspace", 1, lambda: job("workspace"), "failed")
+    assert ran == []  # both wait for the release: wrote() returned without running them
     release.set()
     scheduler.wait()
     assert [name for name, _ in ran] == ["memories", "workspace"]
     assert all(thread.startswith("tinmem-upkeep") for _, thread in ran)
-    assert scheduler.schedule("memories", lambda: job("next"), "failed")  # done: may run again
+    assert scheduler.wrote("memories", 1, lambda: job("next"), "failed")  # done: may run again
     scheduler.close()
     assert [name for name, _ in ran][-1] == "next"  # close() finishes what was queued
 
@@ -80,10 +80,22 @@ def test_scheduler_logs_a_failed_job_and_keeps_working(caplog: pytest.LogCapture
     def broken() -> None:
         raise OSError("no space left on device")
 
-    scheduler.schedule("memories", broken, "table upkeep failed")
+    scheduler.wrote("memories", 1, broken, "table upkeep failed")
     scheduler.wait()
     assert "table upkeep failed" in caplog.text and "no space left" in caplog.text
     done = threading.Event()
-    scheduler.schedule("memories", done.set, "table upkeep failed")
+    scheduler.wrote("memories", 1, done.set, "table upkeep failed")
     scheduler.close()
     assert done.is_set()
+
+
+def test_scheduler_queues_a_tables_upkeep_every_so_many_writes() -> None:
+    scheduler = UpkeepScheduler()
+    runs: list[int] = []
+    queued = []
+    for _ in range(7):
+        queued.append(scheduler.wrote("memories", 3, lambda: runs.append(1), "failed"))
+        scheduler.wait()  # each job done before the next write: only the count decides
+    scheduler.close()
+    assert queued == [False, False, True, False, False, True, False]
+    assert len(runs) == 2
