@@ -108,7 +108,7 @@ class MemoryStore:
             self.table = self._create(data, mode="overwrite")
             self.snapshots.invalidate()
             self.token_cache.clear()  # re-embedding writes new token vectors for the same texts
-            self._version_checked_at = None
+            self._forget_version_check()
 
     def stored_model(self) -> tuple[str, str]:
         metadata = self.table.schema.metadata or {}
