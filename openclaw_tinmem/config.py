@@ -178,6 +178,14 @@ class Settings(BaseModel):
         2.0, gt=0, description="Pre-turn recall gives up after this long and injects nothing"
     )
     injection_limit: int = Field(12, ge=1, le=50, description="Memories considered for injection")
+    injection_min_similarity: float = Field(
+        0.55,
+        ge=0,
+        le=1,
+        description="A memory that shares no words with the message is injected only if its "
+        "embedding's cosine similarity to the message reaches this (0: inject whatever recall "
+        "returns). Set for the bundled embedding model; measure again for another one",
+    )
     injection_token_budget: int = Field(
         600, ge=50, description="Estimated tokens (characters / 4) the injected block may use"
     )

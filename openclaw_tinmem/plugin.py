@@ -30,7 +30,7 @@ from openclaw_tinmem.events import (
 )  # fmt: skip
 from openclaw_tinmem.extraction import Extractor, LLMExtractor, RuleExtractor
 from openclaw_tinmem.hookspecs import hookimpl
-from openclaw_tinmem.injection import render_block
+from openclaw_tinmem.injection import render_block, worth_injecting
 from openclaw_tinmem.journal import Journal, TurnRecord
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import GLOBAL_SCOPE, Hit
@@ -160,9 +160,11 @@ class TinmemPlugin:
         query = prompt.strip()[: self.settings.max_query_characters]
         if not query or is_small_talk(query):
             return []
-        return self.service.recall(
+        hits = self.service.recall(
             query, scopes=recall_scopes(ctx), limit=self.settings.injection_limit
         )
+        floor = self.settings.injection_min_similarity
+        return [hit for hit in hits if worth_injecting(hit, floor)]
 
     @hookimpl
     def before_prompt_build(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.progress import Progress
 
+from benchmarks.injection_gate import Recalled, assistant_summary, locomo_summary
 from benchmarks.locomo import (
     Conversation,
     Question,
@@ -28,6 +29,7 @@ from benchmarks.store_upkeep import measure_recall, measure_writes
 from benchmarks.store_upkeep import measure_size as measure_upkeep
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
 from openclaw_tinmem.service import MemoryService
 
 
@@ -167,3 +169,40 @@ def test_locomo_compares_each_system_with_the_default_question_by_question() -> 
     low, high = results[1]["intervals"]["frac@10"]
     assert lines[2].startswith(f"| default | 75.0 ({low} to {high}) |")
     assert lines[3].startswith("| peer: x − default | -75.0 (")
+
+
+def _recalled_hit(source_ref: str, match: MatchKind, similarity: float | None) -> Hit:
+    memory = Memory(category=Category.EVENTS, headline=source_ref, summary=source_ref,
+                    content=source_ref, source_ref=source_ref)  # fmt: skip
+    return Hit(memory, 0.5, 0.5, match, similarity)
+
+
+def test_injection_gate_counts_kept_evidence_and_what_passes() -> None:
+    own = [
+        Recalled(frozenset({"D1:1", "D1:2"}), (
+            _recalled_hit("D1:1", MatchKind.VECTOR, 0.7),  # evidence, close: kept
+            _recalled_hit("D1:2", MatchKind.VECTOR, 0.4),  # evidence, far: dropped at 0.5
+            _recalled_hit("D1:3", MatchKind.FULL_TEXT, None),  # shares words: kept
+        )),
+        Recalled(frozenset({"D2:1"}), (_recalled_hit("D2:1", MatchKind.BOTH, 0.1),)),
+    ]  # fmt: skip
+    other = [
+        Recalled(frozenset({"D1:1"}), (_recalled_hit("X:1", MatchKind.VECTOR, 0.45),)),
+        Recalled(frozenset({"D2:1"}), (_recalled_hit("X:2", MatchKind.VECTOR, 0.6),)),
+    ]
+    assert locomo_summary(own, other, 0.5) == {
+        "floor": 0.5,
+        "evidence_kept_percent": 66.7,  # 2 of 3
+        "own_injected_mean": 1.5,
+        "other_injected_mean": 0.5,
+        "other_nothing_percent": 50.0,
+    }
+    assert locomo_summary(own, other, 0.0)["evidence_kept_percent"] == 100.0
+    related = [Recalled(frozenset({"D1:1"}), own[0].hits)]
+    unrelated = other
+    assert assistant_summary(related, unrelated, 0.8) == {
+        "floor": 0.8,
+        "related_kept_percent": 0.0,
+        "unrelated_nothing_percent": 100.0,
+        "unrelated_injected_mean": 0.0,
+    }

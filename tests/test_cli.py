@@ -165,7 +165,10 @@ def test_demo_runs_two_sessions_in_no_llm_mode(run, tmp_path: Path) -> None:  # 
     result = run("demo", "--dir", str(tmp_path / "demo"))
     assert result.exit_code == 0, result.output
     assert "NO-LLM MODE" in result.output and "<agent-experience>" in result.output
-    assert "Polars" in result.output.split("Injected before the model was called")[1]
+    injected = result.output.split("Injected before the model was called")[1]
+    injected = injected.split("Stored memories")[0]
+    assert "Polars" in injected
+    assert "peanuts" not in injected  # stored, but unrelated to a data pipeline
 
 
 def test_optimize_folds_new_rows_into_the_index_and_reports_it(run) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,10 @@
-from openclaw_tinmem.injection import BLOCK_TAG, estimate_tokens, neutralise, render_block
+from openclaw_tinmem.injection import (
+    BLOCK_TAG,
+    estimate_tokens,
+    neutralise,
+    render_block,
+    worth_injecting,
+)
 from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
 
 
@@ -51,3 +57,18 @@ def test_memories_already_visible_are_not_injected_again() -> None:
         is None
     )
     assert render_block([], token_budget=500, detailed_items=1) is None
+
+
+def _found(match: MatchKind, similarity: float | None) -> Hit:
+    memory = Memory(category=Category.PROFILE, headline="h", summary="s", content="c")
+    return Hit(memory, 0.5, 0.5, match, similarity)
+
+
+def test_memories_found_by_meaning_alone_must_be_close_to_be_injected() -> None:
+    assert not worth_injecting(_found(MatchKind.VECTOR, 0.54), 0.55)
+    assert worth_injecting(_found(MatchKind.VECTOR, 0.55), 0.55)
+    # sharing words with the message is evidence enough, however far the embedding
+    assert worth_injecting(_found(MatchKind.FULL_TEXT, None), 0.55)
+    assert worth_injecting(_found(MatchKind.BOTH, 0.2), 0.55)
+    # a floor of 0 turns the check off
+    assert worth_injecting(_found(MatchKind.VECTOR, 0.1), 0.0)

@@ -89,6 +89,37 @@ def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plug
     assert second.last_injected is None  # greetings get nothing
 
 
+UNRELATED_STORE = [
+    ("Alice works at Acme as a data engineer", Category.PROFILE),
+    ("User's dog is called Biscuit, a beagle", Category.ENTITIES),
+    ("User prefers pytest over unittest and likes type hints everywhere", Category.PREFERENCES),
+    ("Marco is the user's co-founder and handles sales", Category.ENTITIES),
+]
+
+
+@pytest.mark.parametrize("floor", [0.55, 0.0])
+def test_a_message_unrelated_to_every_memory_gets_no_block(
+    plugin_settings: Settings, make_plugin, floor: float
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings.model_copy(update={"injection_min_similarity": floor}))
+    ctx = HookContext(agent_id="main")
+    for content, category in UNRELATED_STORE:
+        plugin.service.remember(content, category, scope="agent:main")
+    unrelated = plugin.before_prompt_build(
+        event=PromptBuildEvent("How do I bake sourdough bread?"), ctx=ctx
+    )
+    # found by meaning alone: shares no word with the pytest memory
+    related = plugin.before_prompt_build(
+        event=PromptBuildEvent("Which test framework should we use?"), ctx=ctx
+    )
+    assert related is not None and "pytest" in related.prepend_context
+    if floor:
+        assert unrelated is None
+        assert "Biscuit" not in related.prepend_context
+    else:  # without the floor, recall's best few are injected whatever they are
+        assert unrelated is not None and "Biscuit" in unrelated.prepend_context
+
+
 def test_our_injected_block_is_never_captured_back(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
     plugin = make_plugin(plugin_settings)
     host = Host(load_plugins([plugin], entry_points=False), echo_model)
