@@ -116,6 +116,15 @@ def test_import_with_a_bad_line_writes_nothing(run, tmp_path: Path) -> None:  # 
     assert json.loads(run("stats", "--json").stdout)["total"] == 0
 
 
+def test_errors_as_text_go_to_stderr_and_name_the_field(run) -> None:  # type: ignore[no-untyped-def]
+    invalid = run("store", "x", "--category", "profile", "--importance", "3")
+    assert invalid.exit_code == 2 and invalid.stdout == ""
+    assert "importance" in invalid.stderr
+    bad_scope = run("search", "anything", "--scope", "u1")
+    assert bad_scope.exit_code == 2 and bad_scope.stdout == ""
+    assert "scope" in bad_scope.stderr
+
+
 def test_init_writes_a_loadable_commented_config(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     target = tmp_path / "new.toml"
     assert run("init", "--path", str(target)).exit_code == 0

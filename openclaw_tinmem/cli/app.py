@@ -79,13 +79,17 @@ def progress_bar(description: str, total: int) -> Progress:
 
 
 def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: bool) -> None:
-    """Run a tool; print its JSON (or text) and exit 2 on an error result."""
+    """Run a tool; print its JSON (or text) and exit 2 on an error result.
+
+    As text, an error goes to stderr like every other error of the CLI; as JSON it stays on
+    stdout, where a script reads the error object.
+    """
     with friendly_errors():
         result: ToolResult = state.toolbox.call(name, arguments)
     if as_json:
         emit_json(result.data)
     else:
-        click.echo(result.text)
+        click.echo(result.text, err=result.is_error)
     if result.is_error:
         sys.exit(EXIT_INVALID)
 
