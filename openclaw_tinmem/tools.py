@@ -69,7 +69,8 @@ class ToolDefinition:
 RECALL_DESCRIPTION = (
     "Look up memories from earlier conversations: the user's background and preferences, past "
     "decisions, known projects and people, problems solved before. Call it when the user "
-    "refers to something discussed earlier or when past context would change your answer."
+    "refers to something discussed earlier or when past context would change your answer. "
+    "Results come best first; a score only orders them and is not a probability."
 )
 STORE_DESCRIPTION = (
     "Keep a piece of information for future conversations: personal facts the user shares, "
