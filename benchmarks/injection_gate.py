@@ -104,20 +104,23 @@ def locomo_summary(
     own: Sequence[Recalled], other: Sequence[Recalled], floor: float
 ) -> dict[str, Any]:
     """Evidence kept against its own conversation; what passes against another one."""
+    own_passing = [item.passing(floor) for item in own]
+    other_counts = [len(item.passing(floor)) for item in other]
     recalled_evidence = sum(
         1 for item in own for hit in item.hits if hit.memory.source_ref in item.relevant
     )
     kept_evidence = sum(
-        1 for item in own for hit in item.passing(floor) if hit.memory.source_ref in item.relevant
+        1
+        for item, passing in zip(own, own_passing, strict=True)
+        for hit in passing
+        if hit.memory.source_ref in item.relevant
     )
     return {
         "floor": floor,
         "evidence_kept_percent": round(100 * kept_evidence / max(recalled_evidence, 1), 1),
-        "own_injected_mean": round(statistics.fmean(len(i.passing(floor)) for i in own), 2),
-        "other_injected_mean": round(statistics.fmean(len(i.passing(floor)) for i in other), 2),
-        "other_nothing_percent": round(
-            100 * statistics.fmean(not i.passing(floor) for i in other), 1
-        ),
+        "own_injected_mean": round(statistics.fmean(len(hits) for hits in own_passing), 2),
+        "other_injected_mean": round(statistics.fmean(other_counts), 2),
+        "other_nothing_percent": round(100 * statistics.fmean(n == 0 for n in other_counts), 1),
     }
 
 
@@ -128,15 +131,14 @@ def assistant_summary(
     kept = [
         any(hit.memory.content in item.relevant for hit in item.passing(floor)) for item in related
     ]
+    unrelated_counts = [len(item.passing(floor)) for item in unrelated]
     return {
         "floor": floor,
         "related_kept_percent": round(100 * statistics.fmean(kept), 1),
         "unrelated_nothing_percent": round(
-            100 * statistics.fmean(not item.passing(floor) for item in unrelated), 1
+            100 * statistics.fmean(n == 0 for n in unrelated_counts), 1
         ),
-        "unrelated_injected_mean": round(
-            statistics.fmean(len(item.passing(floor)) for item in unrelated), 2
-        ),
+        "unrelated_injected_mean": round(statistics.fmean(unrelated_counts), 2),
     }
 
 
