@@ -3,11 +3,12 @@
     python -m benchmarks.locomo ../shared/bench/locomo-dev.json
 
 Every turn of a conversation is stored as a memory (speaker and session date in the text, the
-image caption when a photo was shared, the dia_id as source reference, the turn before it in
-the same session as its context unless ``--without-context``) through the product's batch
-import path, one scope per conversation. Each question is asked through the normal
-recall path against its conversation's scope only, and the ranked dia_ids are scored against
-the evidence (see ``benchmarks/metrics.py`` and ``../shared/bench/README.md``).
+image caption when a photo was shared, the dia_id as source reference, the session's date and
+time as its creation time, the turn before it in the same session as its context unless
+``--without-context``) through the product's batch import path, one scope per conversation.
+Each question is asked through the normal recall path against its conversation's scope only,
+and the ranked dia_ids are scored against the evidence (see ``benchmarks/metrics.py`` and
+``../shared/bench/README.md``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,9 @@ from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Level
 from openclaw_tinmem.service import MemoryService, open_store
 
+LOCOMO_DATE_FORMAT = "%I:%M %p on %d %B, %Y"
+UNDATED_START = datetime(2000, 1, 1)
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -59,6 +64,16 @@ class Turn:
 
     def memory_text(self) -> str:
         return f"{self.speaker} ({self.date}): {self.text}"
+
+    def created_at(self) -> str:
+        """When the turn was said, as the memory's creation time: its session's date and time
+        (LoCoMo's "1:56 pm on 8 May, 2023"), or, when that does not parse, a day per session
+        from a fixed start, so that sessions stay apart and in order."""
+        try:
+            when = datetime.strptime(self.date, LOCOMO_DATE_FORMAT)
+        except ValueError:
+            when = UNDATED_START + timedelta(days=self.session)
+        return when.replace(tzinfo=UTC).isoformat()
 
 
 @dataclass(frozen=True)
@@ -127,7 +142,7 @@ def ingest(
         lines = [
             json.dumps({"content": turn.memory_text(), "category": "events", "scope": conversation.scope,
                         "source_ref": turn.dia_id, "headline": turn.memory_text()[:200],
-                        "summary": turn.memory_text(),
+                        "summary": turn.memory_text(), "created_at": turn.created_at(),
                         "context": preceding(conversation, index) if with_context else ""})
             for index, turn in enumerate(conversation.turns)
         ]  # fmt: skip

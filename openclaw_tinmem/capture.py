@@ -93,6 +93,7 @@ class CapturePipeline:
                 source_ref=f"turn:{record.id}",
                 memory_id=memory_id_for(record.id, index),
                 context=redact_secrets(candidate.context),
+                created_at=record.created,
             )
             for index, candidate in enumerate(candidates)
             if candidate.content.strip()

@@ -114,6 +114,18 @@ class Settings(BaseModel):
         description="Token vectors kept in memory between recalls (read from the table once); "
         "0 reads them for every recall",
     )
+    episode_weight: float = Field(
+        0.75,
+        ge=0,
+        le=10,
+        description="How far a candidate's relevance moves towards that of its episode (the "
+        "memories written around the same time) before the cross-encoder; 0 turns it off",
+    )
+    episode_gap_minutes: float = Field(
+        30.0,
+        gt=0,
+        description="Memories written less than this apart belong to one episode",
+    )
     rerank: bool = Field(True, description="Re-score the top candidates with the cross-encoder")
     rerank_candidates: int = Field(
         8, ge=1, le=200, description="How many of the best candidates the cross-encoder re-scores"

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.dedup import FallbackJudge, LLMJudge, MergeJudge, SimilarityJudge, Summarizer
@@ -20,6 +20,7 @@ from openclaw_tinmem.embeddings import (
     Reranker,
     shared_reranker,
 )
+from openclaw_tinmem.episodes import blend_with_episodes
 from openclaw_tinmem.errors import InvalidArgumentError, ModelError, NotFoundError
 from openclaw_tinmem.late_interaction import (
     TokenEncoder,
@@ -178,6 +179,9 @@ class MemoryService:
             head = candidates[: settings.late_interaction_candidates]
             scores = self._late_interaction_scores(encoder, query_tokens.result(), head, memories)
             candidates = apply_rerank(candidates, scores)
+        if settings.episode_weight > 0 and candidates:
+            head = candidates[: settings.late_interaction_candidates] if encoder else candidates
+            candidates = apply_rerank(candidates, self._episode_blend(head, memories))
         if use_rerank and candidates:
             head = candidates[: settings.rerank_candidates]
             texts = [rerank_text(memories[c.id], settings.rerank_context_characters) for c in head]
@@ -212,6 +216,14 @@ class MemoryService:
         documents = [stored[candidate.id] for candidate in head]
         scores = maxsim(query_tokens, documents, encoder.dimension)
         return [min(max(score, 0.0), 1.0) for score in scores]
+
+    def _episode_blend(self, head: Sequence[Candidate], memories: dict[str, Memory]) -> list[float]:
+        return blend_with_episodes(
+            [candidate.relevance for candidate in head],
+            [memories[candidate.id].created_at for candidate in head],
+            gap=timedelta(minutes=self.settings.episode_gap_minutes),
+            weight=self.settings.episode_weight,
+        )
 
     def _candidates(
         self, query: str, scopes: Sequence[str], categories: Sequence[Category] | None, pool: int

@@ -55,6 +55,9 @@ class Draft:
     source_ref: str = ""
     memory_id: str | None = None
     context: str = ""
+    # when what it records was said (a captured turn's end), if not now: recall groups
+    # memories into episodes by it, so a capture that runs late must not move it
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,8 @@ class MemoryWriter:
             scope=draft.scope, category=draft.category, content=content,
             headline=draft.headline or headline, summary=draft.summary or summary,
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
-            created_at=now, updated_at=now, source=draft.source, source_ref=draft.source_ref,
-            content_hash=content_hash(content), context=draft.context,
+            created_at=draft.created_at or now, updated_at=now, source=draft.source,
+            source_ref=draft.source_ref, content_hash=content_hash(content), context=draft.context,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)

@@ -3,6 +3,7 @@ breaks silently leaves docs/benchmarks.md unreproducible)."""
 
 import json
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.progress import Progress
@@ -96,6 +97,19 @@ def test_locomo_ingest_stores_the_previous_turn_of_the_session_as_context(
     assert contexts == {"D1:1": "", "D1:2": preceding(conversation, 1), "D2:1": ""}
     ingest(service, [conversation], with_context=False)  # same ids: contexts are replaced
     assert {m.context for m in service.store.list_memories(limit=10)} == {""}
+
+
+def test_locomo_ingest_dates_each_memory_by_its_session(service: MemoryService) -> None:
+    conversation = Conversation("conv-x")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "Hi John!", "1:56 pm on 8 May, 2023"),
+        Turn("D1:2", 1, "John", "Hi Maria!", "1:56 pm on 8 May, 2023"),
+        Turn("D2:1", 2, "John", "Back again.", "an evening in spring"),  # does not parse
+    ]
+    ingest(service, [conversation])
+    created = {m.source_ref: m.created_at for m in service.store.list_memories(limit=10)}
+    assert created["D1:1"] == created["D1:2"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert created["D2:1"] == datetime(2000, 1, 3, tzinfo=UTC)  # start + 2 sessions
 
 
 def test_locomo_scores_a_conversation_through_the_real_recall_path(

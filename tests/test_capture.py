@@ -53,6 +53,21 @@ def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
     assert service.get(first.memory.id).context == ""
 
 
+def test_a_memory_is_dated_by_its_turn_however_late_it_is_captured(
+    service: MemoryService,
+) -> None:
+    record = TurnRecord(
+        messages=[{"role": "user", "content": "I really prefer aisle seats on trains."}],
+        scope="global",
+        context={},
+        created_at="2026-03-02T10:00:00+00:00",  # e.g. replayed from the journal hours later
+    )
+    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    stored = service.get(outcome.memory.id)
+    assert stored.created_at == record.created
+    assert stored.updated_at > record.created  # written now
+
+
 def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal")
     record = TurnRecord(

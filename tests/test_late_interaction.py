@@ -92,7 +92,8 @@ def test_recall_relevance_is_the_late_interaction_score(
     make_service,
     encoder: LateInteractionEncoder,  # type: ignore[no-untyped-def]
 ) -> None:
-    service = make_service(settings.model_copy(update={"rerank": False}))
+    # episodes off: these memories, written together, would share one episode's relevance
+    service = make_service(settings.model_copy(update={"rerank": False, "episode_weight": 0.0}))
     for text in (
         "Caroline is learning to play the violin",
         "Melanie went camping by the lake",
@@ -190,9 +191,8 @@ def test_cached_token_vectors_follow_edits_made_by_any_writer(
     make_service,
     encoder: LateInteractionEncoder,  # type: ignore[no-untyped-def]
 ) -> None:
-    reader = make_service(
-        settings.model_copy(update={"rerank": False, "read_consistency_seconds": 0})
-    )
+    options = {"rerank": False, "read_consistency_seconds": 0, "episode_weight": 0.0}
+    reader = make_service(settings.model_copy(update=options))
     writer = make_service(settings)  # another store on the same table, as another process
     memory = writer.remember("Caroline is learning to play the violin", Category.EVENTS).memory
     writer.remember("Melanie went camping by the lake", Category.EVENTS)

@@ -1,9 +1,12 @@
+import json
+
 import pytest
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.dedup import LLMJudge
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Action, Category, MatchKind
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
@@ -138,3 +141,39 @@ def test_forget_by_id_respects_scope(service: MemoryService) -> None:
     assert service.forget(memory_id=memory.id).deleted[0].id == memory.id
     with pytest.raises(InvalidArgumentError):
         service.forget()
+
+
+EPISODE_MEMORIES = [
+    ("The billing service moved from MySQL to Postgres 16 last sprint", "2026-03-02T10:00:00+00:00"),
+    ("Ravi said the new connection pool needs 40 connections", "2026-03-02T10:04:00+00:00"),
+    ("The search cluster keeps its connection settings in the helm values file", "2026-02-10T15:00:00+00:00"),
+    ("Lunch on Fridays is usually at the ramen place", "2026-02-10T15:02:00+00:00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("late_interaction", [True, False], ids=["late-interaction", "fast"])
+def test_a_memory_from_the_best_matchs_episode_moves_up(
+    settings: Settings,
+    make_service,
+    late_interaction: bool,  # type: ignore[no-untyped-def]
+) -> None:
+    def relevances(weight: float) -> dict[str, float]:
+        options = {"episode_weight": weight, "late_interaction": late_interaction, "rerank": False}
+        service = make_service(
+            settings.model_copy(update={**options, "db_path": f"{settings.db_path}-{weight}"})
+        )
+        lines = [
+            json.dumps({"content": content, "category": "events", "created_at": created})
+            for content, created in EPISODE_MEMORIES
+        ]
+        import_memories(service, lines)
+        hits = service.recall("What changed with the billing database migration?")
+        assert hits[0].memory.content.startswith("The billing service")
+        return {hit.memory.content.split()[1]: hit.relevance for hit in hits}
+
+    alone, with_episodes = relevances(0.0), relevances(0.75)
+    # "Ravi ..." was written four minutes after the best match; "The search cluster ..." weeks before
+    assert with_episodes["said"] > with_episodes["search"]
+    assert (with_episodes["said"] - with_episodes["search"]) - (
+        alone["said"] - alone["search"]
+    ) > 0.03
