@@ -12,7 +12,7 @@ each candidate's relevance becomes
 
 so an episode's best memory keeps its score when the second best is as good, and the others
 move towards it. A store whose memories were all written at once (one bulk import) forms a
-single episode, whose relevance then lifts every candidate alike and changes no order.
+single episode: every candidate is blended with the same value, so no order changes.
 """
 
 from __future__ import annotations
