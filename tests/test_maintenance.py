@@ -1,4 +1,5 @@
 import json
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -36,6 +37,21 @@ def test_import_counts_progress_and_derives_stable_ids(service: MemoryService) -
     figures = statistics(service.store)
     assert figures["total"] == 2 and figures["by_scope"] == {"global": 1, "user:ana": 1}
     assert figures["by_source"] == {"import": 2}
+
+
+def test_import_keeps_given_times_and_reads_times_without_offset_as_utc(
+    service: MemoryService,
+) -> None:
+    lines = [
+        '{"content": "Moved to Lisbon", "category": "events", "created_at": "2023-05-08T13:56:00"}',
+        '{"content": "Started at Acme", "category": "events", "created_at": "2023-05-08T15:56:00+02:00"}',
+        '{"content": "Likes tea", "category": "preferences"}',
+    ]  # fmt: skip
+    import_memories(service, lines)
+    created = {m.content: m.created_at for m in service.store.list_memories(limit=10)}
+    assert created["Moved to Lisbon"] == created["Started at Acme"]
+    assert created["Moved to Lisbon"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert created["Likes tea"] > datetime(2026, 1, 1, tzinfo=UTC)  # now
 
 
 class CountingSummarizer:
