@@ -163,7 +163,11 @@ def table_health(store: MemoryStore) -> dict[str, int]:
     """What upkeep (``MemoryStore.optimize``) tidies: versions kept, data fragments, and rows
     not yet in the full-text index (searched by a slower scan until they are)."""
     fragments = store.table.stats()["fragment_stats"]["num_fragments"]
-    text_index = store.table.index_stats("search_text_idx")  # LanceDB's name: <column>_idx
+    text_index_name = next(
+        (index.name for index in store.table.list_indices() if index.columns == ["search_text"]),
+        None,
+    )  # found by its column, whatever LanceDB named it
+    text_index = store.table.index_stats(text_index_name) if text_index_name else None
     return {
         "table_versions": store.version_count(),
         "table_fragments": int(fragments),
