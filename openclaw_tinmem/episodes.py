@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from statistics import fmean
 
 EPISODE_BEST_COUNT = 2  # an episode's relevance: the mean of this many of its best
 
@@ -46,7 +47,7 @@ def blend_with_episodes(
     for number, relevance in zip(numbers, relevances, strict=True):
         members.setdefault(number, []).append(relevance)
     episode_relevance = {
-        number: sum(best := sorted(values, reverse=True)[:EPISODE_BEST_COUNT]) / len(best)
+        number: fmean(sorted(values, reverse=True)[:EPISODE_BEST_COUNT])
         for number, values in members.items()
     }
     return [
