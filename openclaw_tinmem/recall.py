@@ -5,13 +5,13 @@ The final score of a hit is
     score = relevance × (1 − w_i − w_r + w_i × importance + w_r × recency)
 
 where ``relevance`` in [0, 1] is the last ranking stage's: rank fusion of full-text and vector
-search, then late interaction (mean best token cosine), blended with the relevance of the
-memory's episode (``episodes.py``), then the cross-encoder (its logit through a sigmoid) for
-the candidates each stage re-scored; ``importance`` is the memory's own 0–1 importance,
-``recency = 0.5 ** (days since last update / half_life)`` and ``w_i``, ``w_r`` are
-``importance_weight`` and ``recency_weight`` from the settings. With the defaults (0.15, 0.1)
-importance and age can move a hit by at most a quarter of its relevance: they break ties
-between comparably relevant memories, they do not outvote relevance.
+search, then late interaction (mean best token cosine), the last of them blended with the
+relevance of the memory's episode (``episodes.py``), then the cross-encoder (its logit
+through a sigmoid) for the candidates each stage re-scored; ``importance`` is the memory's
+own 0–1 importance, ``recency = 0.5 ** (days since last update / half_life)`` and ``w_i``,
+``w_r`` are ``importance_weight`` and ``recency_weight`` from the settings. With the defaults
+(0.15, 0.1) importance and age can move a hit by at most a quarter of its relevance: they
+break ties between comparably relevant memories, they do not outvote relevance.
 """
 
 from __future__ import annotations
