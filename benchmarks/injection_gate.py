@@ -3,7 +3,7 @@
 Recall always returns its best few memories, whether or not any of them is related to the
 message. Before each turn the plugin injects only those that share words with the message
 or whose embedding is at least ``injection_min_similarity`` close to it
-(``openclaw_tinmem.injection.worth_injecting``). This script measures that floor two ways,
+(``openclaw_tinmem.recall.injection.worth_injecting``). This script measures that floor two ways,
 each at several floors in one run:
 
 ``locomo``: every turn of each conversation stored as the LoCoMo harness stores it. Each
@@ -34,8 +34,8 @@ from rich.progress import Progress
 from benchmarks.common import save_results
 from benchmarks.locomo import Conversation, ingest, load
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.injection import worth_injecting
 from openclaw_tinmem.models import Category, Hit
+from openclaw_tinmem.recall.injection import worth_injecting
 from openclaw_tinmem.service import MemoryService
 
 DEFAULT_FLOORS = (0.0, 0.5, 0.55, 0.6, 0.65)

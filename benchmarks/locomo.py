@@ -44,10 +44,10 @@ from benchmarks.metrics import (
     score_question,
 )
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedEmbedder
-from openclaw_tinmem.injection import estimate_tokens
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Level
+from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.service import MemoryService, open_store
 
 LOCOMO_DATE_FORMAT = "%I:%M %p on %d %B, %Y"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 
 if TYPE_CHECKING:
     from benchmarks.locomo import Conversation, Retriever

@@ -28,11 +28,11 @@ import numpy as np
 
 from benchmarks.common import percentiles, save_results
 from benchmarks.recall_latency import OBJECTS, SUBJECTS, fill, synthetic_text
+from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import AgentEndEvent, HookContext, Message, PromptBuildEvent
-from openclaw_tinmem.injection import estimate_tokens
-from openclaw_tinmem.journal import TurnRecord
-from openclaw_tinmem.plugin import TinmemPlugin
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.testing import FakeLLM, Reply
 
 
@@ -124,7 +124,7 @@ def main() -> None:
             for number in range(arguments.turns):
                 fake.script(extraction_reply(10_000 + number), Reply({"decisions": []}))
                 record = TurnRecord(
-                    messages=[{"role": "user", "content": synthetic_text(rng, number) + " I prefer tea."}],
+                    messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
                     scope="agent:bench", context={},
                 )  # fmt: skip
                 calls_before = sum(client.calls for client in clients)

@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import save_results
-from openclaw_tinmem.compaction import optimize_table
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.service import MemoryService, open_store
+from openclaw_tinmem.store.compaction import optimize_table
 
 SUBJECTS = [
     "The user",
@@ -136,7 +136,7 @@ def fill(service: MemoryService, size: int, real_limit: int, rng: random.Random)
                scope="global" if n % 4 else "agent:bench")
         for n in range(size)
     ]  # fmt: skip
-    tokens: list[bytes | None] = list(service.store.encode_tokens(memories[: len(real)]))
+    tokens: list[bytes | None] = service.late_interaction.encode(memories[: len(real)])
     tokens += [tokens[n % len(real)] for n in range(size - len(real))]  # reused, like the vectors
     for start in range(0, size, 5000):
         batch = memories[start : start + 5000]
@@ -214,13 +214,13 @@ def measure_import(
     rng = random.Random(7)
     texts = [synthetic_text(rng, number) + f" import {number}" for number in range(count)]
     settings = base.model_copy(update={"db_path": str(root / "db-import")})
-    store = open_store(settings, embedder)
+    service = MemoryService(settings, open_store(settings, embedder), embedder)
+    encoder = service.late_interaction.encoder
     started = time.perf_counter()
     embedder.embed_documents(texts)
-    if store.token_encoder is not None:  # the raw work of the models: embedding and tokens
-        store.token_encoder.encode_documents(texts)
+    if encoder is not None:  # the raw work of the models: embedding and tokens
+        encoder.encode_documents(texts)
     raw_seconds = time.perf_counter() - started
-    service = MemoryService(settings, store, embedder)
     lines = [json.dumps({"content": text, "category": "events"}) for text in texts]
     started = time.perf_counter()
     import_memories(service, lines)

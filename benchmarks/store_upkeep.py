@@ -35,7 +35,7 @@ from typing import Any
 from benchmarks.common import save_results
 from benchmarks.recall_latency import fill, synthetic_text
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService, open_store
 

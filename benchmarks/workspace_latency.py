@@ -23,8 +23,8 @@ from benchmarks.common import percentiles, save_results
 from benchmarks.recall_latency import CONTEXT, OBJECTS, SUBJECTS, VERBS
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.tools import Toolbox
-from openclaw_tinmem.workspace_tools import WorkspaceTools
+from openclaw_tinmem.tools.toolbox import Toolbox
+from openclaw_tinmem.tools.workspace import WorkspaceTools
 
 
 def note(rng: random.Random, number: int) -> str:
@@ -54,7 +54,7 @@ def main() -> None:
         settings = Settings(db_path=str(root / "db"), query_cache_size=0, workspace_writes_per_minute=10**9,
                             workspace_writes_per_hour=10**9)  # fmt: skip
         service = MemoryService.from_settings(settings)
-        tools = Toolbox(service, include_tinmem=False)
+        tools = Toolbox()
         tools.extend(WorkspaceTools(service).handlers())
         total_bytes = 0
         write_times = []

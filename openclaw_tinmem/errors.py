@@ -15,7 +15,11 @@ Tool handlers turn these into error objects (``to_dict``); the CLI into exit cod
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class TinmemError(Exception):
@@ -91,3 +95,33 @@ class LLMError(TinmemError):
     """The LLM endpoint timed out, failed, or returned output that does not fit the schema."""
 
     kind = "llm_error"
+
+
+def invalid_argument(
+    error: ValidationError, *, allowed: Iterable[str] = (), noun: str = "argument", prefix: str = ""
+) -> InvalidArgumentError:
+    """The first problem pydantic found, as an error that names the field and what is allowed.
+
+    ``allowed`` lists the accepted field names (for an unknown one); ``prefix`` goes in front
+    of the message (e.g. "line 3: "). An InvalidArgumentError raised inside a validator is
+    passed through with the prefix added.
+    """
+    detail = error.errors()[0]
+    location = [str(part) for part in detail["loc"]]
+    field = location[0] if location else None
+    path = ".".join(location) or "value"
+    wrapped = (detail.get("ctx") or {}).get("error")
+    if isinstance(wrapped, InvalidArgumentError):
+        return InvalidArgumentError(prefix + wrapped.message, field=wrapped.field)
+    kind = detail["type"]
+    if kind == "extra_forbidden":
+        names = ", ".join(allowed)
+        message = f"unknown {noun} {field!r}" + (f"; allowed: {names}" if names else "")
+    elif kind == "missing":
+        message = f"{path} is required"
+    elif kind == "enum":
+        expected = (detail.get("ctx") or {}).get("expected", "")
+        message = f"{path}: {detail['input']!r} is not allowed; use one of {expected}"
+    else:
+        message = f"{path}: " + str(detail["msg"]).removeprefix("Value error, ")
+    return InvalidArgumentError(prefix + message, field=field)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
 
-from openclaw_tinmem.models import utc_now
+if TYPE_CHECKING:
+    from openclaw_tinmem.tools.definitions import ToolResult
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -75,7 +78,7 @@ class AgentEndEvent:
     run_id: str = ""
     duration_ms: float = 0.0
     error: str | None = None
-    ended_at: datetime = field(default_factory=utc_now)
+    ended_at: datetime = field(default_factory=partial(datetime.now, UTC))
 
 
 @dataclass(frozen=True)
@@ -94,5 +97,5 @@ class ToolRegistration:
     name: str
     description: str
     parameters: dict[str, Any]
-    handler: Any  # Callable[[dict[str, Any]], ToolResult]; async hosts use ``async_handler``
-    async_handler: Any = None
+    handler: Callable[[Any], ToolResult]  # takes the call's JSON arguments
+    async_handler: Callable[[Any], Awaitable[ToolResult]] | None = None  # for async hosts

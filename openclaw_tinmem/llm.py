@@ -33,7 +33,7 @@ class LLMClient:
         self.model = settings.llm_model
         raw = OpenAI(
             base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key or PLACEHOLDER_API_KEY,
+            api_key=settings.api_key() or PLACEHOLDER_API_KEY,
             timeout=settings.llm_timeout_seconds,
             max_retries=settings.llm_max_retries,
             http_client=http_client,

@@ -12,11 +12,11 @@ from typing import Any, TextIO
 import pyarrow as pa
 from pydantic import ValidationError
 
-from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
-from openclaw_tinmem.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store import MemoryStore
+from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
+from openclaw_tinmem.store.table import MemoryStore
 
 Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")
@@ -68,11 +68,7 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
     try:
         return Memory.model_validate(record)
     except ValidationError as error:
-        detail = error.errors()[0]
-        field = ".".join(str(part) for part in detail["loc"])
-        raise InvalidArgumentError(
-            f"line {number}: {field}: {detail['msg']}", field=field
-        ) from None
+        raise invalid_argument(error, noun="field", prefix=f"line {number}: ") from None
 
 
 @dataclass(frozen=True)
@@ -99,7 +95,7 @@ def import_memories(
     for start in range(0, len(unique), batch_size):
         batch = unique[start : start + batch_size]
         vectors = service.embedder.embed_documents([memory.content for memory in batch])
-        service.store.upsert(batch, vectors)
+        service.store.upsert(batch, vectors, service.late_interaction.encode(batch))
         batches += 1
         if progress:
             progress(len(batch))
@@ -118,7 +114,7 @@ def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
         batch = memories[start : start + batch_size]
         contents = [memory.content for memory in batch]
         vectors = service.embedder.embed_documents(contents)
-        tokens = store.encode_tokens(batch)
+        tokens = service.late_interaction.encode(batch)
         rows.extend(
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(batch, vectors, tokens, strict=True)
@@ -126,6 +122,7 @@ def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
         if progress:
             progress(len(batch))
     store.replace_all(pa.Table.from_pylist(rows, schema=store.schema()))
+    service.late_interaction.cache.clear()  # the same texts now have new token vectors
     return len(memories)
 
 

@@ -1,10 +1,15 @@
-"""Domain types: categories with their merge policies, levels, scopes, memories and hits."""
+"""Domain types: scopes, memories, drafts, hits and write outcomes.
+
+The categories with their merge policies and the levels live in ``categories`` (no pydantic,
+so the CLI can name them without loading it) and are re-exported here.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -12,91 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from openclaw_tinmem.categories import CATEGORY_POLICIES as CATEGORY_POLICIES
+from openclaw_tinmem.categories import Category as Category
+from openclaw_tinmem.categories import CategoryPolicy as CategoryPolicy
+from openclaw_tinmem.categories import Level as Level
+from openclaw_tinmem.categories import MergePolicy as MergePolicy
 from openclaw_tinmem.errors import InvalidArgumentError
-
-
-class MergePolicy(StrEnum):
-    """How a new memory relates to similar stored memories of the same category."""
-
-    ALWAYS_MERGE = "always_merge"
-    MERGE_SAME_TOPIC = "merge_same_topic"
-    MERGE_SAME_ENTITY = "merge_same_entity"
-    MERGE_SAME_PATTERN = "merge_same_pattern"
-    APPEND = "append"
-
-    @property
-    def merges(self) -> bool:
-        return self is not MergePolicy.APPEND
-
-
-class Category(StrEnum):
-    """The six memory categories of the tinmem skill."""
-
-    PROFILE = "profile"
-    PREFERENCES = "preferences"
-    ENTITIES = "entities"
-    EVENTS = "events"
-    CASES = "cases"
-    PATTERNS = "patterns"
-
-    @property
-    def policy(self) -> MergePolicy:
-        return CATEGORY_POLICIES[self].policy
-
-    @property
-    def description(self) -> str:
-        return CATEGORY_POLICIES[self].description
-
-
-@dataclass(frozen=True)
-class CategoryPolicy:
-    """What a category holds and how it merges; the single table the rest of the code reads."""
-
-    description: str
-    policy: MergePolicy
-    merge_behaviour: str
-
-
-CATEGORY_POLICIES: dict[Category, CategoryPolicy] = {
-    Category.PROFILE: CategoryPolicy(
-        "User identity, role, expertise, demographics",
-        MergePolicy.ALWAYS_MERGE,
-        "Always merge",
-    ),
-    Category.PREFERENCES: CategoryPolicy(
-        "Likes and dislikes, habits, recurring preferences",
-        MergePolicy.MERGE_SAME_TOPIC,
-        "Merge when about the same topic",
-    ),
-    Category.ENTITIES: CategoryPolicy(
-        "Projects, people, tools, organisations",
-        MergePolicy.MERGE_SAME_ENTITY,
-        "Merge when about the same entity",
-    ),
-    Category.EVENTS: CategoryPolicy(
-        "Decisions made, milestones, things that happened",
-        MergePolicy.APPEND,
-        "Always append, never merge",
-    ),
-    Category.CASES: CategoryPolicy(
-        "Problem and solution pairs, debugging sessions",
-        MergePolicy.APPEND,
-        "Always append, never merge",
-    ),
-    Category.PATTERNS: CategoryPolicy(
-        "Recurring workflows, methodologies, best practices",
-        MergePolicy.MERGE_SAME_PATTERN,
-        "Merge when describing the same pattern",
-    ),
-}
-
-
-class Level(StrEnum):
-    """How much of a memory is returned: headline, summary or full content."""
-
-    L0 = "L0"
-    L1 = "L1"
-    L2 = "L2"
 
 
 class Source(StrEnum):
@@ -113,7 +39,6 @@ class Action(StrEnum):
     CREATED = "created"
     MERGED = "merged"
     SKIPPED = "skipped"
-    UPDATED = "updated"
 
 
 class MatchKind(StrEnum):
@@ -125,7 +50,6 @@ class MatchKind(StrEnum):
 
 
 GLOBAL_SCOPE = "global"
-SCOPE_PREFIXES = ("agent", "user", "project", "custom")
 _SCOPE_PATTERN = re.compile(
     r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-]{0,127})$"
 )
@@ -233,6 +157,27 @@ class Memory(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """JSON-ready representation without the vector."""
         return self.model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One candidate memory, from whoever proposes it (a tool call, capture's extractor, an
+    import) to the writer, which gives it levels, a vector and the category's merge rule."""
+
+    content: str
+    category: Category
+    scope: str = GLOBAL_SCOPE
+    importance: float = 0.5
+    tags: Sequence[str] = ()
+    headline: str | None = None
+    summary: str | None = None
+    source: Source = Source.TOOL
+    source_ref: str = ""
+    memory_id: str | None = None
+    context: str = ""
+    # when what it records was said (a captured turn's end), if not now: recall groups
+    # memories into episodes by it, so a capture that runs late must not move it
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -9,30 +9,18 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.dedup import FallbackJudge, LLMJudge, MergeJudge, SimilarityJudge, Summarizer
-from openclaw_tinmem.embeddings import (
-    Embedder,
-    FastEmbedEmbedder,
-    Matrix,
-    Reranker,
-    shared_reranker,
-)
-from openclaw_tinmem.episodes import blend_with_episodes
-from openclaw_tinmem.errors import InvalidArgumentError, ModelError, NotFoundError
-from openclaw_tinmem.late_interaction import (
-    TokenEncoder,
-    encode_memories,
-    maxsim,
-    shared_encoder,
-)
-from openclaw_tinmem.levels import LLMSummarizer, RuleSummarizer
+from openclaw_tinmem.encoders.cross_encoder import Reranker, shared_reranker
+from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder
+from openclaw_tinmem.encoders.late_interaction import LateInteraction
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import (
     GLOBAL_SCOPE,
     Category,
+    Draft,
     Hit,
     Memory,
     Source,
@@ -42,18 +30,19 @@ from openclaw_tinmem.models import (
     utc_now,
     validate_memory_id,
     validate_scope,
-)  # fmt: skip
-from openclaw_tinmem.recall import (
-    Candidate,
-    apply_rerank,
-    final_score,
-    fuse,
-    is_small_talk,
-    rerank_text,
-    sigmoid,
 )
-from openclaw_tinmem.store import MemoryStore
-from openclaw_tinmem.writer import Draft, MemoryWriter
+from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
+from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.text import is_small_talk
+from openclaw_tinmem.write.dedup import (
+    FallbackJudge,
+    LLMJudge,
+    MergeJudge,
+    SimilarityJudge,
+    Summarizer,
+)
+from openclaw_tinmem.write.levels import LLMSummarizer, RuleSummarizer
+from openclaw_tinmem.write.writer import MemoryWriter
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -67,24 +56,12 @@ class ForgetOutcome:
 
 
 def open_store(settings: Settings, embedder: Embedder, *, verify_model: bool = True) -> MemoryStore:
-    """The store for ``embedder``, encoding token vectors when late interaction is on.
-
-    A late-interaction model that cannot be loaded (say, an offline machine provisioned by an
-    older version) turns late interaction off with a warning instead of failing: recall
-    falls back to fusion and the cross-encoder, and ``tinmem doctor`` reports the model.
-    """
-    encoder: TokenEncoder | None = None
-    if settings.late_interaction:
-        try:
-            encoder = shared_encoder(settings)
-        except ModelError as error:
-            logger.warning("late interaction is off for this process: %s", error.message)
+    """The memories table for ``embedder``'s model (checked against the stored one)."""
     return MemoryStore(
         settings,
         model_name=embedder.model_name,
         dimension=embedder.dimension,
         verify_model=verify_model,
-        token_encoder=encoder,
     )
 
 
@@ -99,6 +76,7 @@ class MemoryService:
         *,
         summarizer: Summarizer | None = None,
         judge: MergeJudge | None = None,
+        late_interaction: LateInteraction | None = None,
         reranker_factory: Callable[[], Reranker] | None = None,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
@@ -107,13 +85,19 @@ class MemoryService:
         self.embedder = embedder
         self.summarizer: Summarizer = summarizer or RuleSummarizer()
         self.judge: MergeJudge = judge or SimilarityJudge(settings)
+        self.late_interaction = late_interaction or LateInteraction.from_settings(settings)
         self._reranker_factory = reranker_factory or (lambda: shared_reranker(settings))
         self._reranker: Reranker | None = None
         self.clock = clock
         self._search_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tinmem-search")
+        self.pipeline = RecallPipeline(
+            settings, store, embedder, self.late_interaction, lambda: self.reranker,
+            self._search_pool,
+        )  # fmt: skip
         self.writer = MemoryWriter(
-            settings, store, embedder, self.summarizer, self.judge, clock, self._search_pool
-        )
+            settings, store, embedder, self.late_interaction, self.summarizer, self.judge, clock,
+            self._search_pool,
+        )  # fmt: skip
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
 
     @classmethod
@@ -154,102 +138,25 @@ class MemoryService:
         min_score: float | None = None,
         rerank: bool | None = None,
     ) -> list[Hit]:
-        """The best memories for ``query`` in ``scopes``, best first."""
-        if is_small_talk(query) or not query.strip():
+        """The best memories for ``query`` in ``scopes``, best first; none for small talk."""
+        if not query.strip() or is_small_talk(query):
             return []
         for scope in scopes:
             validate_scope(scope, field="scope")
         settings = self.settings
-        limit = limit or settings.recall_limit
-        use_rerank = settings.rerank if rerank is None else rerank
-        encoder = self.store.token_encoder if settings.late_interaction else None
-        depth = max(
-            limit * 2,
-            settings.rerank_candidates if use_rerank else 0,
-            settings.late_interaction_candidates if encoder else 0,
+        request = RecallRequest(
+            query=query,
+            scopes=scopes,
+            categories=categories,
+            limit=limit or settings.recall_limit,
+            min_score=settings.min_score if min_score is None else min_score,
+            rerank=settings.rerank if rerank is None else rerank,
         )
-        query_tokens = self._search_pool.submit(encoder.encode_query, query) if encoder else None
-        # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
-        pool = max(settings.candidate_pool, limit, depth // 2 if encoder else 0)
-        candidates = self._candidates(query, scopes, categories, pool)
-        candidates = candidates[:depth]
-        memories = self.store.get([candidate.id for candidate in candidates])
-        candidates = [candidate for candidate in candidates if candidate.id in memories]
-        if encoder and query_tokens and candidates:
-            head = candidates[: settings.late_interaction_candidates]
-            scores = self._late_interaction_scores(encoder, query_tokens.result(), head, memories)
-            candidates = apply_rerank(candidates, scores)
-        if settings.episode_weight > 0 and candidates:
-            head = candidates[: settings.late_interaction_candidates] if encoder else candidates
-            candidates = apply_rerank(candidates, self._episode_blend(head, memories))
-        if use_rerank and candidates:
-            head = candidates[: settings.rerank_candidates]
-            texts = [rerank_text(memories[c.id], settings.rerank_context_characters) for c in head]
-            logits = self.reranker.score(query, texts)
-            candidates = apply_rerank(candidates, [sigmoid(logit) for logit in logits])
         now = self.clock()
-        threshold = self.settings.min_score if min_score is None else min_score
-        hits = [
-            Hit(memories[c.id], final_score(c.relevance, memories[c.id], now, self.settings),
-                c.relevance, c.match, c.similarity)
-            for c in candidates
-        ]  # fmt: skip
-        hits = sorted((hit for hit in hits if hit.score >= threshold), key=lambda h: -h.score)
-        hits = hits[:limit]
-        if hits and self.settings.track_access:
+        hits = self.pipeline.run(request, now)
+        if hits and settings.track_access:
             self._background.submit(self._record_access, [hit.memory.id for hit in hits], now)
         return hits
-
-    def _late_interaction_scores(
-        self,
-        encoder: TokenEncoder,
-        query_tokens: Matrix,
-        head: Sequence[Candidate],
-        memories: dict[str, Memory],
-    ) -> list[float]:
-        """Token-level relevance in [0, 1]; memories stored without token vectors are encoded."""
-        stored = self.store.token_vectors_of([memories[candidate.id] for candidate in head])
-        missing = [candidate.id for candidate in head if candidate.id not in stored]
-        if missing:
-            encoded = encode_memories(encoder, [memories[memory_id] for memory_id in missing])
-            stored.update(zip(missing, encoded, strict=True))
-        documents = [stored[candidate.id] for candidate in head]
-        scores = maxsim(query_tokens, documents, encoder.dimension)
-        return [min(max(score, 0.0), 1.0) for score in scores]
-
-    def _episode_blend(self, head: Sequence[Candidate], memories: dict[str, Memory]) -> list[float]:
-        return blend_with_episodes(
-            [candidate.relevance for candidate in head],
-            [memories[candidate.id].created_at for candidate in head],
-            gap=timedelta(minutes=self.settings.episode_gap_minutes),
-            weight=self.settings.episode_weight,
-        )
-
-    def _candidates(
-        self, query: str, scopes: Sequence[str], categories: Sequence[Category] | None, pool: int
-    ) -> list[Candidate]:
-        """Full-text and vector candidates fused; full text runs while the query is embedded."""
-        settings = self.settings
-        text_future = (
-            self._search_pool.submit(
-                self.store.text_search, query, pool, scopes=scopes, categories=categories
-            )
-            if settings.text_weight > 0
-            else None
-        )
-        vector_ranked: list[tuple[str, float]] = []
-        if settings.vector_weight > 0:
-            vector = self.embedder.embed_query(query)
-            vector_ranked = self.store.vector_search(
-                vector, pool, scopes=scopes, categories=categories
-            )
-        return fuse(
-            vector_ranked,
-            text_future.result() if text_future else [],
-            rrf_k=settings.rrf_k,
-            vector_weight=settings.vector_weight,
-            text_weight=settings.text_weight,
-        )
 
     def _record_access(self, memory_ids: list[str], when: datetime) -> None:
         try:
@@ -333,8 +240,10 @@ class MemoryService:
             if tags is not None:
                 changes["tags"] = normalise_tags(list(tags))
             updated = memory.model_copy(update=changes)
-            self.store.upsert([updated], [vector])
-            return updated
+            tokens = self.late_interaction.encode([updated])
+            self.store.upsert([updated], [vector], tokens)
+        self.late_interaction.written([updated], tokens)
+        return updated
 
     def forget(
         self,

@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.embeddings import FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.testing import FakeLLM
-from openclaw_tinmem.tools import Toolbox
+from openclaw_tinmem.tools.memory import MemoryTools
+from openclaw_tinmem.tools.toolbox import Toolbox
 
 
 @pytest.fixture(scope="session")
@@ -56,7 +58,7 @@ def service(settings: Settings, make_service: object) -> MemoryService:
 
 @pytest.fixture
 def toolbox(service: MemoryService) -> Toolbox:
-    return Toolbox(service)
+    return Toolbox(MemoryTools(service).handlers())
 
 
 @pytest.fixture
@@ -70,7 +72,7 @@ def llm_settings(settings: Settings, fake_llm: FakeLLM, tmp_path: Path) -> Setti
     return settings.model_copy(
         update={
             "llm_base_url": fake_llm.base_url,
-            "llm_api_key": "test-key",
+            "llm_api_key": SecretStr("test-key"),
             "llm_max_retries": 1,
             "llm_timeout_seconds": 2.0,
             "journal_path": str(tmp_path / "journal"),

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_tinmem.config import Settings, load_settings, render_config_file, render_options_table
+from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.config_pages import REGENERATE, render_config_file, render_reference
 from openclaw_tinmem.errors import ConfigError
 
 
@@ -36,9 +37,10 @@ def test_tinmem_section_is_accepted(tmp_path: Path) -> None:
 
 def test_openai_api_key_is_the_fallback(empty_config: Path) -> None:
     settings = load_settings(empty_config, environ={"OPENAI_API_KEY": "sk-x"})
-    assert settings.llm_api_key == "sk-x"
+    assert settings.api_key() == "sk-x"
+    assert "sk-x" not in repr(settings)
     both = {"OPENAI_API_KEY": "a", "TINMEM_LLM_API_KEY": "b"}
-    assert load_settings(empty_config, environ=both).llm_api_key == "b"
+    assert load_settings(empty_config, environ=both).api_key() == "b"
 
 
 @pytest.mark.parametrize(
@@ -73,6 +75,8 @@ def test_rendered_config_file_loads_back_to_defaults(tmp_path: Path) -> None:
         assert name in config.read_text()
 
 
-def test_every_option_is_documented_in_the_readme() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    assert render_options_table() in readme, "regenerate the table: config.render_options_table()"
+def test_every_option_is_documented_in_the_configuration_reference() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
+    assert page == render_reference(), f"regenerate it: {REGENERATE}"
+    for name in Settings.model_fields:
+        assert f"| `{name}` |" in page

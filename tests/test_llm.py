@@ -2,14 +2,14 @@ from datetime import UTC, datetime
 
 import pytest
 
+from openclaw_tinmem.capture.extraction import LLMExtractor
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.dedup import LLMJudge, Neighbour
 from openclaw_tinmem.errors import LLMError
 from openclaw_tinmem.events import Message
-from openclaw_tinmem.extraction import LLMExtractor
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, Memory
 from openclaw_tinmem.testing import FakeLLM, Reply
+from openclaw_tinmem.write.dedup import LLMJudge, Neighbour
 
 TEA = {
     "category": "preferences",

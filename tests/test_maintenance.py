@@ -58,7 +58,7 @@ class CountingSummarizer:
     """The rule summarizer, counting how often it is asked (with an LLM each ask is a call)."""
 
     def __init__(self) -> None:
-        from openclaw_tinmem.levels import RuleSummarizer
+        from openclaw_tinmem.write.levels import RuleSummarizer
 
         self.inner = RuleSummarizer()
         self.calls = 0

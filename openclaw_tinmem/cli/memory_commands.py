@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
+from openclaw_tinmem.categories import Category, Level
 from openclaw_tinmem.cli.app import (
     CATEGORY_CHOICE,
     JSON_HELP,
@@ -17,7 +16,6 @@ from openclaw_tinmem.cli.app import (
     main,
     run_tool,
 )  # fmt: skip
-from openclaw_tinmem.models import Category, Level
 
 
 @main.command("list")
@@ -32,6 +30,9 @@ def list_command(
     state: CliState, scopes: tuple[str, ...], categories: tuple[str, ...], limit: int, as_json: bool
 ) -> None:
     """List stored memories, most recently updated first."""
+    from rich.console import Console
+    from rich.table import Table
+
     with friendly_errors():
         memories = state.service.store.list_memories(
             scopes=list(scopes) or None,

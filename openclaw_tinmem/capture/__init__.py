@@ -1,0 +1,1 @@
+"""Automatic capture: the journal, cleaning and redaction, extraction, the background worker."""

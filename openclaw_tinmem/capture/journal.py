@@ -1,0 +1,119 @@
+"""A durable on-disk journal of finished turns waiting to be turned into memories.
+
+Each turn is one JSON file written atomically (temporary file, fsync, rename, fsync of the
+directory), so a crash at any moment leaves either the whole turn or nothing. A turn's file is
+removed only after it was processed; processing is idempotent (memory ids derive from the turn
+id), so a turn replayed after a crash creates no duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from openclaw_tinmem.events import Message
+from openclaw_tinmem.models import utc_now
+
+SUFFIX = ".turn.json"
+FAILURES_FILE = "failures.jsonl"
+
+
+@dataclass
+class TurnRecord:
+    """One finished turn as the worker needs it: the record from ``agent_end`` to the writer."""
+
+    messages: list[Message]
+    scope: str
+    context: dict[str, Any]
+    id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    created_at: str = field(default_factory=lambda: utc_now().isoformat())
+    attempts: int = 0
+    next_attempt_at: str | None = None
+    last_error: str | None = None
+
+    @property
+    def created(self) -> datetime:
+        return datetime.fromisoformat(self.created_at)
+
+
+def read_record(path: Path) -> TurnRecord:
+    """A journalled turn as it was written."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["messages"] = [Message.from_dict(message) for message in data["messages"]]
+    return TurnRecord(**data)
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+class Journal:
+    """Turn files in one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, turn_id: str) -> Path:
+        return self.directory / f"{turn_id}{SUFFIX}"
+
+    def write(self, record: TurnRecord) -> None:
+        """Atomically create or replace the record's file."""
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(asdict(record), stream, ensure_ascii=False)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, self._path(record.id))
+        _fsync_directory(self.directory)
+
+    def pending(self, *, due_only: bool = True, now: datetime | None = None) -> list[TurnRecord]:
+        """Journalled turns, oldest first; with ``due_only`` those whose retry time has come."""
+        moment = now or utc_now()
+        records = []
+        for path in self.directory.glob(f"*{SUFFIX}"):
+            try:
+                record = read_record(path)
+            except (OSError, ValueError, TypeError, KeyError):
+                continue  # removed meanwhile, or not ours
+            due = (
+                record.next_attempt_at is None
+                or datetime.fromisoformat(record.next_attempt_at) <= moment
+            )
+            if due or not due_only:
+                records.append(record)
+        return sorted(records, key=lambda record: record.created_at)
+
+    def complete(self, turn_id: str) -> None:
+        self._path(turn_id).unlink(missing_ok=True)
+        _fsync_directory(self.directory)
+
+    def defer(self, record: TurnRecord, error: str, delay_seconds: float) -> None:
+        """Keep the turn for a later attempt and remember why this one failed."""
+        record.attempts += 1
+        record.last_error = error
+        record.next_attempt_at = (datetime.now(UTC) + timedelta(seconds=delay_seconds)).isoformat()
+        self.write(record)
+
+    def record_failure(self, record: TurnRecord, error: str) -> None:
+        """Append a visible trace of a turn that needed the fallback path."""
+        entry = {"turn_id": record.id, "at": utc_now().isoformat(), "attempts": record.attempts,
+                 "error": error}  # fmt: skip
+        with (self.directory / FAILURES_FILE).open("a", encoding="utf-8") as stream:
+            stream.write(json.dumps(entry) + "\n")
+
+    def failures(self) -> list[dict[str, Any]]:
+        path = self.directory / FAILURES_FILE
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -1,0 +1,193 @@
+"""Post-turn capture: journalled turns -> cleaned text -> candidates -> dedup -> store.
+
+``CaptureWorker`` runs in a background thread and drains the journal. A turn whose LLM
+extraction fails is retried with backoff; after ``capture_max_attempts`` it is processed by
+the no-LLM rules and the failure is recorded where ``tinmem doctor`` shows it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from filelock import FileLock, Timeout
+
+from openclaw_tinmem.capture.extraction import Extractor
+from openclaw_tinmem.capture.journal import Journal, TurnRecord
+from openclaw_tinmem.capture.sanitize import clean, is_noise, redact_secrets
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import Message
+from openclaw_tinmem.models import Draft, Source, WriteOutcome
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.service import MemoryService
+
+logger = logging.getLogger("openclaw_tinmem")
+CAPTURE_NAMESPACE = uuid.UUID("0b7f3c2e-5a4d-4c1b-9e8f-7d6a5b4c3d2e")
+WORKER_LOCK_NAME = ".worker.lock"
+SESSION_KIND = "session_summary"
+REPORTS_KEPT = 100
+
+
+def memory_id_for(turn_id: str, index: int) -> str:
+    """The id the ``index``-th memory of a turn always gets: replays overwrite, never duplicate."""
+    return str(uuid.uuid5(CAPTURE_NAMESPACE, f"{turn_id}:{index}"))
+
+
+def clean_messages(messages: Sequence[Message]) -> list[Message]:
+    """User and assistant messages, cleaned; those left empty by cleaning are dropped."""
+    cleaned = [
+        Message(m.role, clean(m.content)) for m in messages if m.role in ("user", "assistant")
+    ]
+    return [message for message in cleaned if message.content]
+
+
+def split_turn(
+    messages: Sequence[Message], context_size: int
+) -> tuple[list[Message], list[Message]]:
+    """(the turn: from the last user message on, earlier context), both cleaned."""
+    cleaned = clean_messages(messages)
+    last_user = max((i for i, m in enumerate(cleaned) if m.role == "user"), default=len(cleaned))
+    return cleaned[last_user:], cleaned[max(0, last_user - context_size) : last_user]
+
+
+@dataclass(frozen=True)
+class CaptureReport:
+    turn_id: str
+    outcomes: list[WriteOutcome]
+    used_fallback: bool = False
+
+
+class CapturePipeline:
+    """Processes one journalled turn with an extractor; idempotent for the same turn."""
+
+    def __init__(self, service: MemoryService, extractor: Extractor) -> None:
+        self.service = service
+        self.extractor = extractor
+
+    def process(self, record: TurnRecord) -> list[WriteOutcome]:
+        messages = record.messages
+        if record.context.get("kind") == SESSION_KIND:
+            candidates = self.extractor.summarize_session(clean_messages(messages), record.created)
+            return self._write(record, candidates)
+        turn, context = split_turn(messages, self.service.settings.context_messages)
+        if all(is_noise(m.content) for m in turn if m.role == "user"):
+            return []  # nothing worth an LLM call
+        return self._write(record, self.extractor.extract(turn, context, record.created))
+
+    def _write(self, record: TurnRecord, drafts: Sequence[Draft]) -> list[WriteOutcome]:
+        """The turn's drafts, redacted, written with ids derived from the turn."""
+        captured = [
+            replace(
+                draft,
+                content=redact_secrets(draft.content),
+                headline=redact_secrets(draft.headline) if draft.headline else None,
+                summary=redact_secrets(draft.summary) if draft.summary else None,
+                context=redact_secrets(draft.context),
+                scope=record.scope,
+                source=Source.AUTO_CAPTURE,
+                source_ref=f"turn:{record.id}",
+                memory_id=memory_id_for(record.id, index),
+                created_at=record.created,
+            )
+            for index, draft in enumerate(drafts)
+            if draft.content.strip()
+        ]
+        return self.service.remember_many(captured)
+
+
+class CaptureWorker:
+    """Drains the journal in a background thread; one worker per journal across processes."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        primary: CapturePipeline,
+        fallback: CapturePipeline,
+        settings: Settings,
+    ) -> None:
+        self.journal = journal
+        self.primary = primary
+        self.fallback = fallback
+        self.settings = settings
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._busy = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._process_lock = FileLock(str(journal.directory / WORKER_LOCK_NAME))
+        self.reports: deque[CaptureReport] = deque(maxlen=REPORTS_KEPT)
+
+    def start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="tinmem-capture", daemon=True)
+            self._thread.start()
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=1.0)
+            self._wake.clear()
+            try:
+                self.run_once()
+            except Exception:  # the worker must survive anything and try again later
+                logger.exception("capture worker iteration failed")
+
+    def run_once(self) -> int:
+        """Process every due turn; returns how many were finished."""
+        with self._busy:
+            try:
+                self._process_lock.acquire(timeout=0)
+            except Timeout:
+                return 0  # another process is draining this journal
+            try:
+                return sum(self._process(record) for record in self.journal.pending())
+            finally:
+                self._process_lock.release()
+
+    def flush(self, timeout: float) -> bool:
+        """Process what is due now, waiting at most ``timeout`` seconds; True if none is left."""
+        done = threading.Event()
+
+        def drain() -> None:
+            self.run_once()
+            done.set()
+
+        threading.Thread(target=drain, name="tinmem-flush", daemon=True).start()
+        return done.wait(timeout) and not self.journal.pending()
+
+    def _process(self, record: TurnRecord) -> int:
+        try:
+            outcomes = self.primary.process(record)
+        except Exception as error:  # LLM down, bad output, store hiccup: retry later
+            message = f"{type(error).__name__}: {error}"
+            if record.attempts + 1 < self.settings.capture_max_attempts:
+                delay = self.settings.capture_retry_seconds * 2**record.attempts
+                logger.warning(
+                    "capture of turn %s failed (%s); retry in %.0fs", record.id, message, delay
+                )
+                self.journal.defer(record, message, delay)
+                return 0
+            logger.error("capture of turn %s failed %d times; using the no-LLM rules", record.id,
+                         record.attempts + 1)  # fmt: skip
+            record.attempts += 1
+            self.journal.record_failure(record, message)
+            outcomes = self.fallback.process(record)
+            self.reports.append(CaptureReport(record.id, outcomes, used_fallback=True))
+        else:
+            self.reports.append(CaptureReport(record.id, outcomes))
+        self.journal.complete(record.id)
+        return 1

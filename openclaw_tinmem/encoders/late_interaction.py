@@ -1,0 +1,327 @@
+"""Late interaction: token-level (ColBERT-style MaxSim) relevance for re-ranking candidates.
+
+A single vector per memory blurs a turn into one point; a cross-encoder reads every
+(query, memory) pair but costs milliseconds per pair. Late interaction sits between: each
+memory is encoded once, when it is written, into one small vector per token; at recall the
+query is encoded once and each candidate scores
+
+    relevance = mean over query tokens of (the best cosine with any of the memory's tokens)
+
+which is a matrix product over a few thousand token vectors — about a millisecond for a
+hundred candidates. Token vectors are stored with the memory as int8 (a unit vector's
+components × 127), 384 bytes per token.
+
+The encoder is the bundled ONNX model provisioned with the others (see provisioning.py); its
+384-dimensional token states are used as they are. Plain BERT inputs are used, without
+ColBERT's query/document marker tokens or query padding: on the LoCoMo development split the
+markers cut turn-level frac@10 from 77.7 to 43.0 with this export.
+
+A memory written from a conversation can carry its *context*: the message before it, such as
+the question a reply answers ("How often do you all work out?" — "Three times a week"). The
+tail of the context is encoded in front of the memory, ``[CLS] context [SEP] memory [SEP]``,
+so the memory's own token states are read in that light, and the context's token vectors are
+stored too, scaled down by ``late_interaction_context_weight``: a query that matches only the
+context scores a little below one that matches the memory itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import Matrix
+from openclaw_tinmem.encoders.provisioning import LATE_INTERACTION
+from openclaw_tinmem.encoders.runtime import SharedModels, model_path, session_options
+from openclaw_tinmem.errors import ModelError
+from openclaw_tinmem.models import Memory
+
+logger = logging.getLogger("openclaw_tinmem")
+
+QUANTIZATION_SCALE = 127.0
+ENCODE_BATCH_SIZE = 16
+
+
+class TokenEncoder(Protocol):
+    """What the late-interaction stage needs from an encoder."""
+
+    dimension: int
+
+    def encode_documents(
+        self, texts: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[bytes]: ...
+
+    def encode_query(self, text: str) -> Matrix: ...
+
+
+class LateInteractionEncoder:
+    """Encodes texts into L2-normalised token vectors with the bundled ONNX model."""
+
+    def __init__(self, settings: Settings) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.model_name = LATE_INTERACTION.name
+        self.dimension = LATE_INTERACTION.dimension or 0
+        directory = model_path(settings, LATE_INTERACTION)
+        try:
+            self._session = onnxruntime.InferenceSession(
+                f"{directory}/model.onnx",
+                session_options(settings.model_threads),
+                providers=["CPUExecutionProvider"],
+            )
+            self._tokenizer = Tokenizer.from_file(f"{directory}/tokenizer.json")
+        except Exception as error:  # onnxruntime and tokenizers raise their own error types
+            raise ModelError(f"cannot load late-interaction model {directory}: {error}") from error
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        first = self._tokenizer.token_to_id("[CLS]")
+        separator = self._tokenizer.token_to_id("[SEP]")
+        if first is None or separator is None:
+            raise ModelError(f"late-interaction tokenizer in {directory} lacks [CLS] or [SEP]")
+        self._first, self._separator = first, separator
+        self._max_tokens = settings.late_interaction_max_tokens
+        self._context_tokens = settings.late_interaction_context_tokens
+        self._context_weight = settings.late_interaction_context_weight
+        self._input_names = {item.name for item in self._session.get_inputs()}
+
+    def _sequences(
+        self, texts: Sequence[str], contexts: Sequence[str] | None
+    ) -> list[tuple[list[int], int]]:
+        """Each text's input ids, and how many of them (after [CLS]) belong to its context."""
+        pieces = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        tails: list[list[int]] = [[] for _ in texts]
+        if contexts is not None and self._context_tokens:
+            context_pieces = self._tokenizer.encode_batch(list(contexts), add_special_tokens=False)
+            tails = [piece.ids[-self._context_tokens :] for piece in context_pieces]
+        sequences: list[tuple[list[int], int]] = []
+        for piece, tail in zip(pieces, tails, strict=True):
+            context = [*tail, self._separator] if tail else []
+            own = piece.ids[: self._max_tokens - 2]
+            sequences.append(([self._first, *context, *own, self._separator], len(context)))
+        return sequences
+
+    def _run(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[Matrix]:
+        """Normalised token vectors of each text (batched by similar length); the vectors of
+        context tokens come first, scaled by the context weight."""
+        sequences = self._sequences(texts, contexts)
+        results: list[Matrix] = [np.zeros((0, self.dimension), np.float32)] * len(texts)
+        order = sorted(range(len(texts)), key=lambda index: len(sequences[index][0]))
+        for start in range(0, len(order), ENCODE_BATCH_SIZE):
+            batch = order[start : start + ENCODE_BATCH_SIZE]
+            width = max(len(sequences[index][0]) for index in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, index in enumerate(batch):
+                tokens = sequences[index][0]
+                ids[row, : len(tokens)] = tokens
+                mask[row, : len(tokens)] = 1
+            feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._input_names:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            states = self._session.run(None, feed)[0]
+            for row, index in enumerate(batch):
+                vectors = states[row, : int(mask[row].sum())].astype(np.float32)
+                norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+                vectors = vectors / np.maximum(norms, 1e-12)
+                context_length = sequences[index][1]
+                vectors[1 : 1 + context_length] *= self._context_weight
+                results[index] = vectors
+        return results
+
+    def encode_documents(
+        self, texts: Sequence[str], contexts: Sequence[str] | None = None
+    ) -> list[bytes]:
+        """Token vectors of each text (read after its context, when given), int8-quantised,
+        as bytes for storage."""
+        if not texts:
+            return []
+        return [quantize(vectors) for vectors in self._run(texts, contexts)]
+
+    def encode_query(self, text: str) -> Matrix:
+        return self._run([text])[0]
+
+
+class TokenVectorCache:
+    """Token vectors read for earlier recalls, at most ``capacity`` bytes, least recently used
+    out first.
+
+    Reading the token vectors of 200 candidates from the table takes longer than scoring
+    them. An entry is keyed by what its vectors were encoded from (the memory's id, content
+    and context), so it cannot go stale: an edited memory simply misses.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(memory_id: str, content: str, context: str) -> tuple[str, int, int]:
+        return (memory_id, hash(content), hash(context))
+
+    def get(self, key: tuple[str, int, int]) -> bytes | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[str, int, int], value: bytes) -> None:
+        if len(value) > self.capacity:
+            return
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            self._size += len(value) - (len(previous) if previous is not None else 0)
+            self._entries[key] = value
+            while self._size > self.capacity:
+                _, evicted = self._entries.popitem(last=False)
+                self._size -= len(evicted)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+
+def quantize(vectors: Matrix) -> bytes:
+    scaled = np.clip(np.rint(vectors * QUANTIZATION_SCALE), -127, 127)
+    return bytes(scaled.astype(np.int8).tobytes())
+
+
+def dequantize(data: bytes, dimension: int) -> Matrix:
+    values = np.frombuffer(data, dtype=np.int8).reshape(-1, dimension)
+    return values.astype(np.float32) / QUANTIZATION_SCALE
+
+
+def maxsim(query: Matrix, documents: Sequence[bytes], dimension: int) -> list[float]:
+    """Mean over query tokens of the best cosine with each document's tokens (0 if empty)."""
+    if not documents or not len(query):
+        return [0.0] * len(documents)
+    lengths = np.array([len(document) // dimension for document in documents])
+    tokens = np.frombuffer(b"".join(documents), dtype=np.int8).reshape(-1, dimension)
+    # The int8 scale is folded into the (small) query instead of dequantising every token.
+    scaled = (query / QUANTIZATION_SCALE).astype(np.float32)
+    similarities = scaled @ tokens.astype(np.float32).T  # (query tokens, all document tokens)
+    scores = np.zeros(len(documents))
+    present = lengths > 0
+    if present.any():
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[present]
+        best = np.maximum.reduceat(similarities, starts, axis=1)  # (query tokens, documents)
+        scores[present] = best.mean(axis=0)
+    return [float(score) for score in scores]
+
+
+_encoders = SharedModels(
+    LateInteractionEncoder,
+    key=lambda settings: (
+        settings.model_dir,
+        settings.model_threads,
+        settings.late_interaction_max_tokens,
+        settings.late_interaction_context_tokens,
+        settings.late_interaction_context_weight,
+    ),
+)
+
+
+def shared_encoder(settings: Settings) -> LateInteractionEncoder:
+    """One loaded encoder per model directory and options in a process."""
+    return _encoders.get(settings)
+
+
+class TokenRows(Protocol):
+    """Where stored token vectors are read from (the memories table)."""
+
+    def token_rows(self, memory_ids: Sequence[str]) -> list[dict[str, Any]]: ...
+
+
+class LateInteraction:
+    """The late-interaction stage: the encoder, the token-vector cache and MaxSim scoring.
+
+    Memories are encoded here when they are written (the store keeps the bytes it is given)
+    and scored here at recall. Without an encoder (the setting is off, or its model cannot be
+    loaded) nothing is encoded and ``enabled`` is False: recall skips the stage.
+    """
+
+    def __init__(self, encoder: TokenEncoder | None, cache_bytes: int) -> None:
+        self.encoder = encoder
+        self.cache = TokenVectorCache(cache_bytes)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LateInteraction:
+        """The stage with the shared encoder when ``late_interaction`` is on.
+
+        A model that cannot be loaded (say, an offline machine provisioned by an older
+        version) turns the stage off with a warning instead of failing: recall falls back to
+        fusion and the cross-encoder, and ``tinmem doctor`` reports the model.
+        """
+        encoder: TokenEncoder | None = None
+        if settings.late_interaction:
+            try:
+                encoder = shared_encoder(settings)
+            except ModelError as error:
+                logger.warning("late interaction is off for this process: %s", error.message)
+        return cls(encoder, int(settings.late_interaction_cache_megabytes * 2**20))
+
+    @property
+    def enabled(self) -> bool:
+        return self.encoder is not None
+
+    def encode(self, memories: Sequence[Memory]) -> list[bytes | None]:
+        """Token vectors of memories (content read after context); Nones when disabled."""
+        if self.encoder is None or not memories:
+            return [None] * len(memories)
+        contents = [memory.content for memory in memories]
+        return list(self.encoder.encode_documents(contents, [m.context for m in memories]))
+
+    def encode_query(self, text: str) -> Matrix:
+        if self.encoder is None:
+            raise ModelError("late interaction is disabled: no encoder")
+        return self.encoder.encode_query(text)
+
+    def written(self, memories: Sequence[Memory], tokens: Sequence[bytes | None]) -> None:
+        """Cache what was just written: the next recall is likely to ask about it."""
+        for memory, token in zip(memories, tokens, strict=True):
+            if token:
+                self.cache.put(self.cache.key(memory.id, memory.content, memory.context), token)
+
+    def score(
+        self, query_tokens: Matrix, memories: Sequence[Memory], source: TokenRows
+    ) -> list[float]:
+        """Token-level relevance in [0, 1] of each memory; those stored without token vectors
+        (or changed since they were read) are encoded now."""
+        if self.encoder is None:
+            raise ModelError("late interaction is disabled: no encoder")
+        stored = self._stored(memories, source)
+        missing = [memory for memory in memories if memory.id not in stored]
+        stored.update(zip([m.id for m in missing], self.encode(missing), strict=True))
+        documents = [stored[memory.id] or b"" for memory in memories]
+        scores = maxsim(query_tokens, documents, self.encoder.dimension)
+        return [min(max(score, 0.0), 1.0) for score in scores]
+
+    def _stored(self, memories: Sequence[Memory], source: TokenRows) -> dict[str, bytes | None]:
+        """Token vectors of these memories as they are, from the cache where it has them."""
+        cache = self.cache
+        found: dict[str, bytes | None] = {}
+        for memory in memories:
+            cached = cache.get(cache.key(memory.id, memory.content, memory.context))
+            if cached is not None:
+                found[memory.id] = cached
+        wanted = {memory.id: memory for memory in memories if memory.id not in found}
+        for row in source.token_rows(list(wanted)):
+            content, context = row["content"], row["context"] or ""
+            cache.put(cache.key(row["id"], content, context), row["token_vectors"])
+            memory = wanted[row["id"]]
+            if (content, context) == (memory.content, memory.context):
+                found[memory.id] = row["token_vectors"]  # else changed meanwhile: re-encoded
+        return found

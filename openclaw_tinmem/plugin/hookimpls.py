@@ -1,0 +1,281 @@
+"""The openclaw-tinmem plugin: automatic recall before each turn, capture after it, and tools.
+
+Registered through the ``openclaw.plugins`` entry point as the module-level ``plugin``. It
+does no work at import time: the service, journal and worker are built on first use, from
+``load_settings()`` unless settings or a service are given.
+
+Every hook swallows its own failures: the host sees "no memory this turn", never an exception.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from openclaw_tinmem.capture.extraction import Extractor, LLMExtractor, RuleExtractor
+from openclaw_tinmem.capture.journal import Journal, TurnRecord
+from openclaw_tinmem.capture.worker import SESSION_KIND, CapturePipeline, CaptureWorker
+from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.events import (
+    AgentEndEvent,
+    HookContext,
+    PromptBuildEvent,
+    PromptContext,
+    SessionEvent,
+    ToolRegistration,
+)  # fmt: skip
+from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.models import GLOBAL_SCOPE, Hit
+from openclaw_tinmem.plugin.hookspecs import hookimpl
+from openclaw_tinmem.recall.injection import render_block, worth_injecting
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
+from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
+
+logger = logging.getLogger("openclaw_tinmem")
+SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
+_SCOPE_UNSAFE = re.compile(r"[^A-Za-z0-9._@+\-]")
+
+
+def scope_for(prefix: str, raw_id: str | None) -> str | None:
+    """``prefix:<id>`` with characters the scope grammar refuses replaced; None without an id."""
+    if not raw_id:
+        return None
+    cleaned = _SCOPE_UNSAFE.sub("_", raw_id).lstrip("._@+-")[:128]
+    return f"{prefix}:{cleaned}" if cleaned else None
+
+
+def recall_scopes(ctx: HookContext) -> list[str]:
+    """The agent's own memories, the user's (when known) and the global ones."""
+    scopes = [scope_for("agent", ctx.agent_id), scope_for("user", ctx.user_id), GLOBAL_SCOPE]
+    return [scope for scope in scopes if scope]
+
+
+def capture_scope(setting: str, ctx: HookContext) -> str:
+    if setting == "agent":
+        return scope_for("agent", ctx.agent_id) or GLOBAL_SCOPE
+    if setting == "user":
+        return scope_for("user", ctx.user_id) or scope_for("agent", ctx.agent_id) or GLOBAL_SCOPE
+    return setting
+
+
+class TinmemPlugin:
+    """Hook implementations; each is a few lines that call the service."""
+
+    def __init__(self, settings: Settings | None = None, service: MemoryService | None = None,
+                 extractor: Extractor | None = None) -> None:  # fmt: skip
+        self._settings = settings
+        self._service = service
+        self._extractor = extractor
+        self._worker: CaptureWorker | None = None
+        self._journal: Journal | None = None
+        self._build_lock = threading.RLock()
+        self._recall_pool: ThreadPoolExecutor | None = None
+
+    # ----------------------------------------------------------------- wiring
+
+    def configure(self, settings: Settings | None = None, service: MemoryService | None = None,
+                  extractor: Extractor | None = None) -> None:  # fmt: skip
+        """Set what the plugin runs on; call before its first hook (the entry-point object)."""
+        with self._build_lock:
+            if self._service is not None or self._worker is not None:
+                raise ConfigError(
+                    "the tinmem plugin is already running: configure it before its first hook, "
+                    "or close() it first"
+                )
+            self._settings, self._service, self._extractor = settings, service, extractor
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = self._service.settings if self._service else load_settings()
+        return self._settings
+
+    @property
+    def service(self) -> MemoryService:
+        with self._build_lock:
+            if self._service is None:
+                self._service = MemoryService.from_settings(self.settings)
+            return self._service
+
+    @property
+    def journal(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal(self.settings.resolved_journal_path())
+        return self._journal
+
+    @property
+    def worker(self) -> CaptureWorker:
+        with self._build_lock:
+            if self._worker is None:
+                extractor = self._extractor or self._default_extractor()
+                self._worker = CaptureWorker(
+                    self.journal,
+                    CapturePipeline(self.service, extractor),
+                    CapturePipeline(self.service, RuleExtractor()),
+                    self.settings,
+                )
+                self._worker.start()
+            return self._worker
+
+    def _default_extractor(self) -> Extractor:
+        if self.settings.llm_configured():
+            return LLMExtractor(LLMClient(self.settings))
+        logger.info("openclaw-tinmem: no LLM configured, NO-LLM MODE (rule-based capture)")
+        return RuleExtractor()
+
+    def close(self) -> None:
+        """Flush and stop the worker, release the service; the plugin can be configured again."""
+        with self._build_lock:
+            if self._worker is not None:
+                self._worker.flush(self.settings.flush_timeout_seconds)
+                self._worker.stop()
+            if self._recall_pool is not None:
+                self._recall_pool.shutdown(wait=False)
+            if self._service is not None:
+                self._service.close()
+            self._worker = self._journal = self._service = self._recall_pool = None
+
+    @property
+    def recall_pool(self) -> ThreadPoolExecutor:
+        with self._build_lock:
+            if self._recall_pool is None:
+                self._recall_pool = ThreadPoolExecutor(2, thread_name_prefix="tinmem-recall")
+            return self._recall_pool
+
+    # ----------------------------------------------------------------- recall
+
+    def recall_for_prompt(self, prompt: str, ctx: HookContext) -> list[Hit]:
+        query = prompt.strip()[: self.settings.max_query_characters]
+        hits = self.service.recall(
+            query, scopes=recall_scopes(ctx), limit=self.settings.injection_limit
+        )
+        floor = self.settings.injection_min_similarity
+        return [hit for hit in hits if worth_injecting(hit, floor)]
+
+    @hookimpl
+    def before_prompt_build(
+        self, event: PromptBuildEvent, ctx: HookContext
+    ) -> PromptContext | None:
+        try:
+            future = self.recall_pool.submit(self.recall_for_prompt, event.prompt, ctx)
+            hits = future.result(timeout=self.settings.recall_timeout_seconds)
+            block = render_block(
+                hits, token_budget=self.settings.injection_token_budget,
+                detailed_items=self.settings.injection_detail_items,
+                visible_context=[message.content for message in event.messages],
+            )  # fmt: skip
+        except FutureTimeout:
+            logger.warning(
+                "memory recall exceeded %.1fs; no memory this turn",
+                self.settings.recall_timeout_seconds,
+            )
+            return None
+        except Exception:
+            logger.exception("memory recall failed; no memory this turn")
+            return None
+        return PromptContext(prepend_context=block) if block else None
+
+    # ----------------------------------------------------------------- capture
+
+    @hookimpl
+    def agent_end(self, event: AgentEndEvent, ctx: HookContext) -> None:
+        try:
+            record = TurnRecord(
+                messages=list(event.messages),
+                scope=capture_scope(self.settings.capture_scope, ctx),
+                context={
+                    **ctx.to_dict(),
+                    "success": event.success,
+                    "duration_ms": event.duration_ms,
+                },
+                created_at=event.ended_at.isoformat(),
+            )
+            self.journal.write(record)  # durable before we return: a crash loses nothing
+            self.worker.notify()
+        except Exception:
+            logger.exception("could not journal the turn for memory capture")
+
+    def flush(self) -> bool:
+        """Wait (bounded) until journalled turns are processed."""
+        try:
+            return self.worker.flush(self.settings.flush_timeout_seconds)
+        except Exception:
+            logger.exception("memory capture flush failed")
+            return False
+
+    @hookimpl
+    def session_start(self, event: SessionEvent, ctx: HookContext) -> None:
+        try:
+            self.worker.notify()  # starts the worker; replays turns a crash left behind
+        except Exception:
+            logger.exception("could not start the memory capture worker")
+
+    def close_session(self, event: SessionEvent, ctx: HookContext) -> None:
+        """Journal a session summary (with an LLM), then wait for pending captures (bounded)."""
+        user_messages = sum(1 for message in event.messages if message.role == "user")
+        if (
+            self.settings.llm_configured()
+            and user_messages >= self.settings.session_summary_min_messages
+        ):
+            try:
+                recent = event.messages[-SESSION_MESSAGES_KEPT:]
+                self.journal.write(TurnRecord(
+                    messages=list(recent),
+                    scope=capture_scope(self.settings.capture_scope, ctx),
+                    context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
+                ))  # fmt: skip
+            except Exception:
+                logger.exception("could not journal the session summary")
+        self.flush()
+
+    @hookimpl
+    def session_end(self, event: SessionEvent, ctx: HookContext) -> None:
+        self.close_session(event, ctx)
+
+    @hookimpl
+    def before_reset(self, event: SessionEvent, ctx: HookContext) -> None:
+        self.close_session(event, ctx)
+
+    @hookimpl
+    def before_compaction(self, event: SessionEvent, ctx: HookContext) -> None:
+        self.close_session(event, ctx)
+
+    # ----------------------------------------------------------------- tools
+
+    @hookimpl
+    def register_tools(self, register: Callable[[ToolRegistration], None]) -> None:
+        toolbox = LazyToolbox(self)
+        for spec in tool_definitions(self.settings.tool_sets):
+            register(ToolRegistration(
+                name=spec.name, description=spec.description, parameters=spec.parameters(),
+                handler=toolbox.handler(spec.name), async_handler=toolbox.async_handler(spec.name),
+            ))  # fmt: skip
+
+
+class LazyToolbox:
+    """Tool handlers that build the service on their first call, not at registration."""
+
+    def __init__(self, owner: TinmemPlugin) -> None:
+        self.owner = owner
+        self._toolbox: Toolbox | None = None
+
+    def toolbox(self) -> Toolbox:
+        if self._toolbox is None:
+            self._toolbox = build_toolbox(self.owner.service)
+        return self._toolbox
+
+    def handler(self, name: str) -> Callable[[Any], ToolResult]:
+        return lambda arguments: self.toolbox().call(name, arguments)
+
+    def async_handler(self, name: str) -> Callable[[Any], Awaitable[ToolResult]]:
+        return lambda arguments: self.toolbox().acall(name, arguments)
+
+
+plugin = TinmemPlugin()

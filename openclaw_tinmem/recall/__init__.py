@@ -1,0 +1,1 @@
+"""Ranking: rank fusion, episodes, the final score and the injected block."""

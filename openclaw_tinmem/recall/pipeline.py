@@ -1,0 +1,153 @@
+"""The recall pipeline: fusion → late interaction → episodes → cross-encoder → final score.
+
+Each stage re-scores the head of the list the previous stage left (``apply_rerank``); what
+each stage contributes, and why, is documented in the README's "Recall and scoring".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.cross_encoder import Reranker
+from openclaw_tinmem.encoders.dense import Embedder, Matrix
+from openclaw_tinmem.encoders.late_interaction import LateInteraction
+from openclaw_tinmem.models import Category, Hit, Memory
+from openclaw_tinmem.recall.episodes import blend_with_episodes
+from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
+from openclaw_tinmem.recall.scoring import final_score, rerank_text, sigmoid
+from openclaw_tinmem.store.table import MemoryStore
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """One validated recall: what to look for, where, and how many."""
+
+    query: str
+    scopes: Sequence[str]
+    categories: Sequence[Category] | None
+    limit: int
+    min_score: float
+    rerank: bool
+
+
+class RecallPipeline:
+    """Ranks the memories of one store for a query; holds no state between recalls."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        embedder: Embedder,
+        late_interaction: LateInteraction,
+        reranker: Callable[[], Reranker],
+        executor: Executor,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.late_interaction = late_interaction
+        self.reranker = reranker
+        self.executor = executor
+
+    def run(self, request: RecallRequest, now: datetime) -> list[Hit]:
+        """The best hits for ``request``, best first, scored at ``now``."""
+        settings = self.settings
+        late = self.late_interaction.enabled and settings.late_interaction
+        depth = max(
+            request.limit * 2,
+            settings.rerank_candidates if request.rerank else 0,
+            settings.late_interaction_candidates if late else 0,
+        )
+        # the query is token-encoded while the retrievers search
+        query_tokens = (
+            self.executor.submit(self.late_interaction.encode_query, request.query)
+            if late
+            else None
+        )
+        # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
+        pool = max(settings.candidate_pool, request.limit, depth // 2 if late else 0)
+        candidates = self._fused(request, pool)[:depth]
+        memories = self.store.get([candidate.id for candidate in candidates])
+        candidates = [candidate for candidate in candidates if candidate.id in memories]
+        if not candidates:
+            return []
+        if query_tokens is not None:
+            candidates = self._late_interaction(query_tokens, candidates, memories)
+        if settings.episode_weight > 0:
+            candidates = self._episodes(candidates, memories, late)
+        if request.rerank:
+            candidates = self._cross_encoder(request.query, candidates, memories)
+        hits = [
+            Hit(
+                memories[candidate.id],
+                final_score(candidate.relevance, memories[candidate.id], now, settings),
+                candidate.relevance,
+                candidate.match,
+                candidate.similarity,
+            )
+            for candidate in candidates
+        ]
+        hits = [hit for hit in hits if hit.score >= request.min_score]
+        return sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+
+    def _fused(self, request: RecallRequest, pool: int) -> list[Candidate]:
+        """Full-text and vector candidates fused; full text runs while the query is embedded."""
+        settings = self.settings
+        scopes, categories = request.scopes, request.categories
+        text_future = (
+            self.executor.submit(
+                self.store.text_search, request.query, pool, scopes=scopes, categories=categories
+            )
+            if settings.text_weight > 0
+            else None
+        )
+        vector_ranked: list[tuple[str, float]] = []
+        if settings.vector_weight > 0:
+            vector = self.embedder.embed_query(request.query)
+            vector_ranked = self.store.vector_search(
+                vector, pool, scopes=scopes, categories=categories
+            )
+        return fuse(
+            vector_ranked,
+            text_future.result() if text_future else [],
+            rrf_k=settings.rrf_k,
+            vector_weight=settings.vector_weight,
+            text_weight=settings.text_weight,
+        )
+
+    def _late_interaction(
+        self,
+        query_tokens: Future[Matrix],
+        candidates: list[Candidate],
+        memories: dict[str, Memory],
+    ) -> list[Candidate]:
+        head = candidates[: self.settings.late_interaction_candidates]
+        scores = self.late_interaction.score(
+            query_tokens.result(), [memories[candidate.id] for candidate in head], self.store
+        )
+        return apply_rerank(candidates, scores)
+
+    def _episodes(
+        self, candidates: list[Candidate], memories: dict[str, Memory], late: bool
+    ) -> list[Candidate]:
+        head = candidates[: self.settings.late_interaction_candidates] if late else candidates
+        blended = blend_with_episodes(
+            [candidate.relevance for candidate in head],
+            [memories[candidate.id].created_at for candidate in head],
+            gap=timedelta(minutes=self.settings.episode_gap_minutes),
+            weight=self.settings.episode_weight,
+        )
+        return apply_rerank(candidates, blended)
+
+    def _cross_encoder(
+        self, query: str, candidates: list[Candidate], memories: dict[str, Memory]
+    ) -> list[Candidate]:
+        head = candidates[: self.settings.rerank_candidates]
+        characters = self.settings.rerank_context_characters
+        texts = [rerank_text(memories[candidate.id], characters) for candidate in head]
+        logits = self.reranker().score(query, texts)
+        return apply_rerank(candidates, [sigmoid(logit) for logit in logits])

@@ -1,0 +1,64 @@
+"""The final score of a recalled memory, and what the cross-encoder reads.
+
+The final score of a hit is
+
+    score = relevance × (1 − w_i − w_r + w_i × importance + w_r × recency)
+
+where ``relevance`` in [0, 1] is the last ranking stage's: rank fusion of full-text and vector
+search, then late interaction (mean best token cosine), the last of them blended with the
+relevance of the memory's episode (``episodes.py``), then the cross-encoder (its logit
+through a sigmoid) for the candidates each stage re-scored; ``importance`` is the memory's
+own 0–1 importance, ``recency = 0.5 ** (days since last update / half_life)`` and ``w_i``,
+``w_r`` are ``importance_weight`` and ``recency_weight`` from the settings. With the defaults
+(0.15, 0.1) importance and age can move a hit by at most a quarter of its relevance: they
+break ties between comparably relevant memories, they do not outvote relevance.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.models import Memory
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def rerank_text(memory: Memory, context_characters: int) -> str:
+    """What the cross-encoder reads: the memory, then the end of its context, if any.
+
+    A reply such as "Three times a week" means little to the cross-encoder on its own; the
+    end of the message it answered ("...how often do you all work out together?") restores
+    the missing half. Only the end: the whole of a long message drowns the memory.
+    """
+    if not memory.context or context_characters <= 0:
+        return memory.content
+    tail = memory.context[-context_characters:]
+    if len(memory.context) > context_characters and " " in tail:
+        tail = tail.split(" ", 1)[1]  # start at a word boundary
+    return f"{memory.content} (in reply to: {tail})"
+
+
+def sigmoid(value: float) -> float:
+    """Cross-encoder logits become relevance in (0, 1) through the logistic function."""
+    return 1.0 / (1.0 + math.exp(-max(min(value, 50.0), -50.0)))
+
+
+def recency(memory: Memory, now: datetime, half_life_days: float) -> float:
+    """1.0 for a memory updated now, 0.5 after one half-life, approaching 0 with age."""
+    age_days = max((now - memory.updated_at).total_seconds(), 0.0) / SECONDS_PER_DAY
+    return float(0.5 ** (age_days / half_life_days))
+
+
+def final_score(relevance: float, memory: Memory, now: datetime, settings: Settings) -> float:
+    """The documented score: relevance weighted by importance and recency."""
+    weight_importance = settings.importance_weight
+    weight_recency = settings.recency_weight
+    base = max(1.0 - weight_importance - weight_recency, 0.0)
+    factor = (
+        base
+        + weight_importance * memory.importance
+        + weight_recency * recency(memory, now, settings.recency_half_life_days)
+    )
+    return relevance * factor

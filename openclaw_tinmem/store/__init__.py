@@ -1,0 +1,1 @@
+"""The memories table: LanceDB schema, in-process snapshot, safe filters, write lock, upkeep."""

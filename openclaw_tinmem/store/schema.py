@@ -1,0 +1,88 @@
+"""The memories table's columns, and the conversion between Memory models and table rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from openclaw_tinmem.encoders.dense import Vector
+from openclaw_tinmem.models import Category, Memory, Source
+
+MODEL_METADATA_KEY = b"tinmem.embedding_model"
+DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
+SCHEMA_VERSION_KEY = b"tinmem.schema_version"
+SCHEMA_VERSION = b"1"
+# int8 token vectors for late interaction (late_interaction.py); null when not encoded
+TOKEN_VECTORS_FIELD = pa.field("token_vectors", pa.binary())
+# the conversational context a memory was written in (Memory.context); null in older tables
+CONTEXT_FIELD = pa.field("context", pa.string())
+# characters from the end of a memory's context that the full-text index sees
+SEARCH_CONTEXT_CHARACTERS = 300
+# columns added since the first release, added with nulls when an older table is opened
+ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD]
+MEMORY_COLUMNS = [
+    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
+    "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
+    "content_hash", "context",
+]  # fmt: skip
+
+
+def memory_schema(model_name: str, dimension: int) -> pa.Schema:
+    timestamp = pa.timestamp("us", tz="UTC")
+    fields = [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("scope", pa.string(), nullable=False),
+        pa.field("category", pa.string(), nullable=False),
+        pa.field("headline", pa.string()),
+        pa.field("summary", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("search_text", pa.string()),
+        pa.field("importance", pa.float64()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("created_at", timestamp),
+        pa.field("updated_at", timestamp),
+        pa.field("last_accessed_at", timestamp),
+        pa.field("access_count", pa.int64()),
+        pa.field("source", pa.string()),
+        pa.field("source_ref", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dimension)),
+        TOKEN_VECTORS_FIELD,
+        CONTEXT_FIELD,
+    ]
+    metadata = {
+        MODEL_METADATA_KEY: model_name.encode(),
+        DIMENSION_METADATA_KEY: str(dimension).encode(),
+        SCHEMA_VERSION_KEY: SCHEMA_VERSION,
+    }
+    return pa.schema(fields, metadata=metadata)
+
+
+def search_text(memory: Memory) -> str:
+    """What the full-text index sees: headline, content, tags and the end of the context.
+
+    The context's words let a terse reply be found by the words of the question it answers
+    (on LoCoMo, full-text frac@10 65.1 -> 72.8).
+    """
+    context = memory.context[-SEARCH_CONTEXT_CHARACTERS:]
+    parts = [memory.headline, memory.content, " ".join(memory.tags), context]
+    return "\n".join(part for part in parts if part)
+
+
+def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -> dict[str, Any]:
+    row = memory.model_dump(include=set(MEMORY_COLUMNS))
+    row["category"] = memory.category.value
+    row["source"] = memory.source.value
+    row["search_text"] = search_text(memory)
+    row["vector"] = vector
+    row["token_vectors"] = tokens
+    return row
+
+
+def row_to_memory(row: dict[str, Any]) -> Memory:
+    values = {column: row[column] for column in MEMORY_COLUMNS if column in row}
+    values["tags"] = list(values.get("tags") or [])
+    values["category"] = Category(values["category"])
+    values["source"] = Source(values["source"])
+    return Memory(**values)

@@ -1,0 +1,264 @@
+"""An in-process copy of the memories table for exact vector search and instant lookups.
+
+Memory stores are small (thousands to a few hundred thousand rows), where exact search over a
+float32 matrix beats any ANN index in both latency and recall. The copy is keyed by the table
+version: a commit made by this process (under the write lock, so nothing else can interleave)
+is applied to the copy directly; any other change makes the next read reload it.
+
+Applying a commit is append-only, so its cost does not grow with the table: new and rewritten
+rows are appended, a rewritten or deleted row's old position is marked dead. Vectors live in a
+buffer with spare capacity that successive snapshots share; each snapshot sees only its own
+first ``size`` rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from openclaw_tinmem.encoders.dense import Matrix, Vector
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+MAX_CHUNKS = 64  # records are re-packed when appends have split them into more chunks
+MAX_DEAD_ROWS = 256  # below this many dead rows a snapshot is never reloaded for them
+
+
+def _codes(values: Sequence[str], vocabulary: dict[str, int]) -> IntArray:
+    """Integer codes of ``values``; new values are added to ``vocabulary`` (append-only)."""
+    return np.fromiter(
+        (vocabulary.setdefault(value, len(vocabulary)) for value in values),
+        dtype=np.int64,
+        count=len(values),
+    )
+
+
+class VectorBuffer:
+    """A float32 matrix with spare rows; snapshots share it and each reads its own prefix."""
+
+    def __init__(self, initial: Matrix) -> None:
+        capacity = max(1024, int(len(initial) * 1.5))
+        self.data = np.zeros((capacity, initial.shape[1]), dtype=np.float32)
+        self.data[: len(initial)] = initial
+        self.size = len(initial)
+
+    def append(self, rows: Matrix) -> VectorBuffer:
+        """Append after ``size``; returns the buffer holding the result (self, or a larger copy)."""
+        needed = self.size + len(rows)
+        target = self
+        if needed > len(self.data):
+            target = VectorBuffer(self.data[: self.size])
+            target.data = np.zeros(
+                (max(needed, 2 * len(self.data)), self.data.shape[1]), dtype=np.float32
+            )
+            target.data[: self.size] = self.data[: self.size]
+        target.data[self.size : needed] = rows
+        target.size = needed
+        return target
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The rows of one table version: records (no vectors), vectors and filter codes."""
+
+    version: int
+    records: pa.Table
+    buffer: VectorBuffer
+    size: int
+    alive: BoolArray
+    scope_codes: IntArray
+    category_codes: IntArray
+    vocabulary: dict[str, int]
+    positions: dict[str, int]
+
+    @classmethod
+    def from_arrow(cls, version: int, table: pa.Table, dimension: int) -> Snapshot:
+        vectors = table.column("vector").combine_chunks()
+        if len(vectors):
+            values = vectors.flatten().to_numpy(zero_copy_only=False)
+            matrix = np.ascontiguousarray(values, dtype=np.float32).reshape(-1, dimension)
+        else:
+            matrix = np.zeros((0, dimension), dtype=np.float32)
+        records = table.drop_columns(["vector"]).combine_chunks()
+        vocabulary: dict[str, int] = {}
+        ids = records.column("id").to_pylist()
+        return cls(
+            version=version, records=records, buffer=VectorBuffer(matrix), size=len(ids),
+            alive=np.ones(len(ids), dtype=bool),
+            scope_codes=_codes(records.column("scope").to_pylist(), vocabulary),
+            category_codes=_codes(records.column("category").to_pylist(), vocabulary),
+            vocabulary=vocabulary,
+            positions={memory_id: position for position, memory_id in enumerate(ids)},
+        )  # fmt: skip
+
+    @property
+    def matrix(self) -> Matrix:
+        return self.buffer.data[: self.size]
+
+    def _position(self, memory_id: str) -> int | None:
+        position = self.positions.get(memory_id)
+        # Positions are shared with later snapshots: ignore rows this snapshot cannot see.
+        return position if position is not None and position < self.size else None
+
+    def rows(self, memory_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The records of the given ids that exist, in the given order."""
+        found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        return self.records.take(found).to_pylist() if found else []
+
+    def vectors_of(self, memory_ids: Sequence[str]) -> list[Vector]:
+        found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        return [self.buffer.data[position] for position in found]
+
+    def find_hash(self, scope: str, category: str, digest: str) -> str | None:
+        """The id of a live memory in ``scope`` and ``category`` with this content hash."""
+        matches = pc.equal(self.records.column("content_hash"), digest).to_numpy(
+            zero_copy_only=False
+        )
+        for position in np.flatnonzero(matches[: self.size] & self.alive):
+            row = self.records.slice(int(position), 1).to_pylist()[0]
+            if row["scope"] == scope and row["category"] == category:
+                return str(row["id"])
+        return None
+
+    def _mask(self, codes: IntArray, values: Sequence[str] | None) -> BoolArray | None:
+        if not values:
+            return None
+        wanted = [self.vocabulary[value] for value in values if value in self.vocabulary]
+        return np.isin(codes, wanted) if wanted else np.zeros(len(codes), dtype=bool)
+
+    def search(
+        self,
+        query: Vector,
+        limit: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the ``limit`` closest live vectors passing the filters."""
+        limit = min(limit, self.size)
+        if limit <= 0:
+            return []
+        similarities = self.matrix @ query  # all rows: cheaper than copying a filtered matrix
+        allowed = self.alive
+        for mask in (
+            self._mask(self.scope_codes, scopes),
+            self._mask(self.category_codes, categories),
+        ):
+            if mask is not None:
+                allowed = allowed & mask
+        if not allowed.all():
+            similarities = np.where(allowed, similarities, -np.inf)
+            limit = min(limit, int(allowed.sum()))
+            if limit == 0:
+                return []
+        top = np.argpartition(-similarities, limit - 1)[:limit]
+        top = top[np.argsort(-similarities[top])]
+        identifiers = self.records.column("id")
+        return [(identifiers[int(row)].as_py(), float(similarities[row])) for row in top]
+
+    def changed(
+        self,
+        version: int,
+        upserted: pa.Table | None,
+        vectors: Matrix | None,
+        deleted: Sequence[str],
+    ) -> Snapshot:
+        """This snapshot after a commit that upserted ``upserted`` rows and deleted ``deleted``."""
+        new_ids = upserted.column("id").to_pylist() if upserted is not None else []
+        stale = [p for p in (self._position(i) for i in [*deleted, *new_ids]) if p is not None]
+        alive = self.alive.copy()
+        alive[stale] = False
+        positions = self.positions if not stale else dict(self.positions)  # shared when append-only
+        for memory_id in deleted:
+            positions.pop(memory_id, None)
+        records, buffer = self.records, self.buffer
+        scope_codes, category_codes = self.scope_codes, self.category_codes
+        if upserted is not None and vectors is not None and len(new_ids):
+            rows = upserted.select(records.column_names).cast(records.schema)
+            records = pa.concat_tables([records, rows])
+            if records.column(0).num_chunks > MAX_CHUNKS:
+                records = records.combine_chunks()
+            if buffer.size != self.size:  # another snapshot already appended here: branch off
+                buffer = VectorBuffer(self.matrix)
+            buffer = buffer.append(np.asarray(vectors, dtype=np.float32))
+            alive = np.concatenate([alive, np.ones(len(new_ids), dtype=bool)])
+            scope_codes = np.concatenate(
+                [scope_codes, _codes(rows.column("scope").to_pylist(), self.vocabulary)]
+            )
+            category_codes = np.concatenate(
+                [category_codes, _codes(rows.column("category").to_pylist(), self.vocabulary)]
+            )
+            for offset, memory_id in enumerate(new_ids):
+                positions[memory_id] = self.size + offset
+        return Snapshot(version, records, buffer, self.size + len(new_ids), alive, scope_codes,
+                        category_codes, self.vocabulary, positions)  # fmt: skip
+
+    def touched(self, version: int, memory_ids: Sequence[str], when: datetime) -> Snapshot:
+        """This snapshot with the access statistics of ``memory_ids`` bumped, as the table was."""
+        rows = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        counts = self.records.column("access_count").to_numpy(zero_copy_only=False).copy()
+        counts[rows] += 1
+        accessed = self.records.column("last_accessed_at").to_pylist()
+        for row in rows:
+            accessed[row] = when
+        schema = self.records.schema
+        records = self.records.set_column(
+            schema.get_field_index("access_count"), schema.field("access_count"), pa.array(counts)
+        )
+        index = schema.get_field_index("last_accessed_at")
+        records = records.set_column(
+            index, schema.field(index), pa.array(accessed, schema.field(index).type)
+        )
+        return replace(self, version=version, records=records)
+
+
+class SnapshotCache:
+    """Keeps a Snapshot in step with the table version."""
+
+    def __init__(self, load: Callable[[], tuple[int, pa.Table]], dimension: int) -> None:
+        self._load = load
+        self._dimension = dimension
+        self._snapshot: Snapshot | None = None
+        self._lock = threading.Lock()
+
+    def snapshot(self, current_version: int) -> Snapshot:
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.version == current_version:
+            return snapshot
+        with self._lock:
+            if self._snapshot is None or self._snapshot.version != current_version:
+                version, table = self._load()
+                self._snapshot = Snapshot.from_arrow(version, table, self._dimension)
+            return self._snapshot
+
+    def latest(self) -> Snapshot | None:
+        """The snapshot last loaded or advanced, whatever its version (None if dropped)."""
+        return self._snapshot
+
+    def invalidate(self) -> None:
+        self._snapshot = None
+
+    def advance(
+        self, before: int, after: int, change: Callable[[Snapshot], Snapshot] | None = None
+    ) -> None:
+        """Apply the commit ``before`` -> ``after`` this process just made (None: rows unchanged).
+
+        A snapshot of any other version is dropped and reloaded on the next read.
+        """
+        with self._lock:
+            snapshot = self._snapshot
+            if snapshot is None or snapshot.version != before:
+                self._snapshot = None
+                return
+            changed = change(snapshot) if change else replace(snapshot, version=after)
+            dead = changed.size - int(changed.alive.sum())
+            # Rewritten rows leave dead positions behind; past a quarter, reload compactly.
+            self._snapshot = None if dead > max(MAX_DEAD_ROWS, changed.size // 4) else changed

@@ -1,0 +1,341 @@
+"""The LanceDB memories table: safe writes under a cross-process lock, lookups and search."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS, Bitmap, BTree
+from lancedb.query import MatchQuery
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import Matrix, Vector
+from openclaw_tinmem.errors import ModelMismatchError
+from openclaw_tinmem.models import Category, Memory
+from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table
+from openclaw_tinmem.store.filters import build_filter
+from openclaw_tinmem.store.schema import (
+    ADDED_FIELDS,
+    DIMENSION_METADATA_KEY,
+    MEMORY_COLUMNS,
+    MODEL_METADATA_KEY,
+    memory_schema,
+    memory_to_row,
+    row_to_memory,
+)
+from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
+from openclaw_tinmem.store.write_lock import WriteLock
+
+UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
+
+
+class MemoryStore:
+    """One LanceDB table of memories; every write holds a cross-process file lock.
+
+    Rows carry the token vectors they are given for late interaction (encoded by
+    ``encoders.late_interaction.LateInteraction``); the store never encodes anything.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model_name: str,
+        dimension: int,
+        verify_model: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.model_name = model_name
+        self.dimension = dimension
+        self.uri = settings.resolved_db_path()
+        if settings.is_local_store():
+            Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+        self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+        self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
+        self._write_lock = WriteLock(
+            Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
+            settings.lock_timeout_seconds,
+            on_acquire=self._forget_version_check,
+        )
+        self._verify_model = verify_model
+        self._known_version = 0
+        self._version_checked_at: float | None = None
+        with self.write_lock():
+            self.table = self._open_or_create()
+        self.snapshots = SnapshotCache(self._load_snapshot, dimension)
+
+    # ----------------------------------------------------------------- setup
+
+    def _open_or_create(self) -> Any:
+        name = self.settings.table_name
+        if name in self.database.list_tables().tables:
+            table = self.database.open_table(name)
+            if self._verify_model:
+                self._check_model(table.schema)
+            missing = [f for f in ADDED_FIELDS if f.name not in table.schema.names]
+            if missing:  # written by an older version
+                table.add_columns(pa.schema(missing))
+            return table
+        return self._create(pa.Table.from_pylist([], schema=self.schema()), mode="create")
+
+    def schema(self) -> pa.Schema:
+        return memory_schema(self.model_name, self.dimension)
+
+    def _create(self, data: pa.Table, *, mode: str) -> Any:
+        table = self.database.create_table(
+            self.settings.table_name, data=data, schema=self.schema(), mode=mode
+        )
+        table.create_index("search_text", config=FTS(with_position=False))
+        table.create_index("id", config=BTree())
+        table.create_index("scope", config=Bitmap())
+        table.create_index("category", config=Bitmap())
+        return table
+
+    def replace_all(self, data: pa.Table) -> None:
+        """Swap the whole table for ``data`` (same columns, this store's model) in one commit."""
+        with self.write_lock():
+            self.table = self._create(data, mode="overwrite")
+            self.snapshots.invalidate()
+            self._forget_version_check()
+
+    def stored_model(self) -> tuple[str, str]:
+        metadata = self.table.schema.metadata or {}
+        return (
+            metadata.get(MODEL_METADATA_KEY, b"?").decode(),
+            metadata.get(DIMENSION_METADATA_KEY, b"?").decode(),
+        )
+
+    def _check_model(self, schema: pa.Schema) -> None:
+        metadata = schema.metadata or {}
+        stored_model = metadata.get(MODEL_METADATA_KEY, b"?").decode()
+        stored_dimension = metadata.get(DIMENSION_METADATA_KEY, b"?").decode()
+        if stored_model != self.model_name or stored_dimension != str(self.dimension):
+            raise ModelMismatchError(
+                f"the store at {self.uri} was written with embedding model {stored_model} "
+                f"({stored_dimension} dimensions) but the configured model is {self.model_name} "
+                f"({self.dimension} dimensions). Configure the original model, or run "
+                "'tinmem reembed' to re-embed every memory with the new one."
+            )
+
+    def write_lock(self) -> contextlib.AbstractContextManager[None]:
+        """Serialise writers: threads by an RLock, processes by a lock file beside the data.
+
+        Taking the outermost lock forces a fresh version check, so a read-decide-write sees
+        every commit other processes made before it.
+        """
+        return self._write_lock.hold()
+
+    def _forget_version_check(self) -> None:
+        self._version_checked_at = None
+
+    def current_version(self) -> int:
+        """The table version, asked of LanceDB at most every ``read_consistency_seconds``."""
+        now = time.monotonic()
+        checked = self._version_checked_at
+        if checked is None or now - checked > self.settings.read_consistency_seconds:
+            self._known_version = int(self.table.version)
+            self._version_checked_at = now
+        return self._known_version
+
+    def _committed(self) -> int:
+        """Record the version our own commit produced; returns it."""
+        after = int(self.table.version)
+        self._known_version, self._version_checked_at = after, time.monotonic()
+        return after
+
+    # ----------------------------------------------------------------- reads
+
+    def count(self, *, scopes: Sequence[str] | None = None) -> int:
+        return int(self.table.count_rows(build_filter(scopes=scopes)))
+
+    def snapshot(self) -> Snapshot:
+        """The in-process copy of the current table version.
+
+        While another thread of this process holds the write lock, no other process can
+        commit to a local store and that thread publishes its own commits when done (upkeep
+        commits twice in a row). Readers keep the last published snapshot meanwhile instead of
+        loading the whole table for a version about to be published anyway. (A remote store
+        has no cross-process lock, so there a read may lag by the duration of the write.)
+        """
+        if self._write_lock.held_by_another_thread():
+            published = self.snapshots.latest()
+            if published is not None:
+                return published
+        return self.snapshots.snapshot(self.current_version())
+
+    def get(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        rows = self.snapshot().rows(memory_ids)
+        return {row["id"]: row_to_memory(row) for row in rows}
+
+    def get_with_vectors(self, memory_ids: Sequence[str]) -> list[tuple[Memory, Vector]]:
+        snapshot = self.snapshot()
+        rows = snapshot.rows(memory_ids)
+        vectors = snapshot.vectors_of([row["id"] for row in rows])
+        return [(row_to_memory(row), vector) for row, vector in zip(rows, vectors, strict=True)]
+
+    def token_rows(self, memory_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """id, content, context and token_vectors of those of these memories that have them."""
+        if not memory_ids:
+            return []
+        query = self.table.search().where(build_filter(ids=memory_ids))
+        columns = ["id", "content", "context", "token_vectors"]
+        rows = query.select(columns).limit(None).to_list()
+        return [row for row in rows if row["token_vectors"]]
+
+    def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
+        """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
+        memory_id = self.snapshot().find_hash(scope, Category(category).value, digest)
+        return self.get([memory_id]).get(memory_id) if memory_id else None
+
+    def list_memories(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+        limit: int | None = 50,
+    ) -> list[Memory]:
+        query = self.table.search().select(MEMORY_COLUMNS).limit(limit)
+        where = build_filter(scopes=scopes, categories=categories)
+        if where:
+            query = query.where(where)
+        memories = [row_to_memory(row) for row in query.to_list()]
+        return sorted(memories, key=lambda memory: memory.updated_at, reverse=True)
+
+    def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:
+        """Every memory (without vectors), in record batches."""
+        query = self.table.search().select(MEMORY_COLUMNS).limit(None)
+        yield from query.to_arrow().to_batches(batch_size)
+
+    def vector_search(
+        self,
+        query: Vector,
+        limit: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+    ) -> list[tuple[str, float]]:
+        names = [Category(category).value for category in categories] if categories else None
+        return self.snapshot().search(query, limit, scopes=scopes, categories=names)
+
+    def text_search(
+        self,
+        text: str,
+        limit: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, BM25 score) of full-text matches; the text is a match query, never parsed."""
+        if not text.strip():
+            return []
+        match = MatchQuery(text, "search_text")  # type: ignore[call-arg]
+        query = self.table.search(match, query_type="fts")
+        where = build_filter(scopes=scopes, categories=categories)
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select(["id", "_score"]).limit(limit).to_list()
+        return [(row["id"], float(row["_score"])) for row in rows]
+
+    def _load_snapshot(self) -> tuple[int, pa.Table]:
+        version = self.table.version
+        columns = [*MEMORY_COLUMNS, "vector"]
+        return version, self.table.search().select(columns).limit(None).to_arrow()
+
+    # ----------------------------------------------------------------- writes
+
+    def upsert(
+        self,
+        memories: Sequence[Memory],
+        vectors: Matrix | Sequence[Vector],
+        tokens: Sequence[bytes | None] | None = None,
+    ) -> None:
+        """Insert or replace memories by id; call under ``write_lock`` when reading first.
+
+        ``tokens`` are the memories' late-interaction token vectors (None: stored without).
+        """
+        if not memories:
+            return
+        tokens = list(tokens) if tokens is not None else [None] * len(memories)
+        rows = [
+            memory_to_row(memory, vector, token)
+            for memory, vector, token in zip(memories, vectors, tokens, strict=True)
+        ]
+        data = pa.Table.from_pylist(rows, schema=self.table.schema)
+        with self.write_lock():
+            before = self.current_version()
+            ids = [memory.id for memory in memories]
+            if self.snapshot().rows(ids):
+                merge = self.table.merge_insert("id")
+                merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
+            else:  # all new (the snapshot is current under the lock): a plain append is cheaper
+                self.table.add(data)
+            after = self._committed()
+            self.snapshots.advance(
+                before, after, lambda old: old.changed(after, data, np.asarray(vectors), ())
+            )
+            self._after_write()
+
+    def delete(self, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        with self.write_lock():
+            before = self.current_version()
+            self.table.delete(build_filter(ids=memory_ids))
+            after = self._committed()
+            self.snapshots.advance(
+                before, after, lambda old: old.changed(after, None, None, memory_ids)
+            )
+            self._after_write()
+
+    def record_access(self, memory_ids: Sequence[str], when: datetime | None = None) -> None:
+        """Bump access statistics in place; no other column is touched."""
+        if not memory_ids:
+            return
+        when = when or datetime.now(UTC)
+        moment = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        with self.write_lock():
+            before = self.current_version()
+            self.table.update(
+                where=build_filter(ids=memory_ids),
+                values_sql={
+                    "access_count": "access_count + 1",
+                    "last_accessed_at": f"arrow_cast(timestamp '{moment}', '{UTC_MICROSECONDS}')",
+                },
+            )
+            after = self._committed()
+            self.snapshots.advance(before, after, lambda old: old.touched(after, memory_ids, when))
+            self._after_write()
+
+    def _after_write(self) -> None:
+        """Every ``optimize_every_writes`` writes, queue upkeep on the background thread."""
+        self.upkeep.wrote(
+            "memories",
+            self.settings.optimize_every_writes,
+            self.optimize,
+            "table upkeep failed; retried after further writes",
+        )
+
+    def optimize(self) -> None:
+        """Compact files, fold new rows into the indexes and prune old versions, now."""
+        with self.write_lock():
+            before = self.current_version()
+            optimize_table(self.table, timedelta(seconds=self.settings.version_retention_seconds))
+            self.snapshots.advance(before, self._committed())  # same rows, compacted
+
+    def wait_for_upkeep(self) -> None:
+        """Block until queued upkeep has run (tests, benchmarks and shutdown use it)."""
+        self.upkeep.wait()
+
+    def close(self) -> None:
+        """Finish queued upkeep and release its thread."""
+        self.upkeep.close()
+
+    def version_count(self) -> int:
+        return len(self.table.list_versions())

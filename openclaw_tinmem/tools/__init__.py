@@ -1,0 +1,1 @@
+"""The agent-facing tools: definitions, argument models, handlers, rate limit, MCP server."""

@@ -1,0 +1,203 @@
+"""Argument models of the tinmem and workspace tools, exactly as the specs name them.
+
+Each model validates a call's arguments and produces the tool's JSON Schema for LLM
+function calling (OpenAI tools format).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
+from openclaw_tinmem.models import GLOBAL_SCOPE, Category, Level, validate_memory_id, validate_scope
+
+MAX_CONTENT_CHARACTERS = 20_000
+MAX_QUERY_CHARACTERS = 2_000
+MAX_RECALL_LIMIT = 100
+CATEGORY_NAMES = ", ".join(category.value for category in Category)
+
+
+class ToolArguments(BaseModel):
+    """Strict base: unknown arguments are rejected, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+
+
+def _scope(value: str | None) -> str | None:
+    return None if value is None else validate_scope(value)
+
+
+class RecallArguments(ToolArguments):
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARACTERS,
+        description="What to look for, in natural language",
+    )  # fmt: skip
+    scope: str = Field(GLOBAL_SCOPE, description="Memory namespace (default: global)")
+    categories: list[Category] | None = Field(
+        None, description=f"Only these categories: {CATEGORY_NAMES}"
+    )
+    limit: int = Field(10, ge=1, le=MAX_RECALL_LIMIT, description="Maximum results (default 10)")
+    level: Level = Field(
+        Level.L1, description="Detail returned: L0 headline, L1 summary (default), L2 full content"
+    )
+
+    _check_scope = field_validator("scope")(_scope)
+
+
+class StoreArguments(ToolArguments):
+    content: NonBlank = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARACTERS, description="The information to store"
+    )
+    category: Category = Field(description=f"One of: {CATEGORY_NAMES}")
+    scope: str = Field(GLOBAL_SCOPE, description="Memory namespace (default: global)")
+    importance: float = Field(0.5, ge=0.0, le=1.0, description="0.0-1.0 (default 0.5)")
+    tags: list[str] | None = Field(None, max_length=32, description="Keywords for searchability")
+
+    _check_scope = field_validator("scope")(_scope)
+
+
+class ForgetArguments(ToolArguments):
+    id: str | None = Field(None, description="The id of the memory to delete")
+    query: str | None = Field(
+        None, min_length=1, max_length=MAX_QUERY_CHARACTERS,
+        description="Delete memories matching this query (only confident matches are deleted)",
+    )  # fmt: skip
+    scope: str | None = Field(None, description="Only delete within this scope")
+    categories: list[Category] | None = Field(None, description="Only delete these categories")
+
+    _check_scope = field_validator("scope")(_scope)
+
+    @field_validator("id")
+    @classmethod
+    def _uuid(cls, value: str | None) -> str | None:
+        return None if value is None else validate_memory_id(value)
+
+    @model_validator(mode="after")
+    def _id_or_query(self) -> ForgetArguments:
+        if self.id is None and (self.query is None or not self.query.strip()):
+            raise InvalidArgumentError("give either id or query", field="id")
+        return self
+
+
+class UpdateArguments(ToolArguments):
+    id: str = Field(description="The id of the memory to update")
+    content: str | None = Field(
+        None, min_length=1, max_length=MAX_CONTENT_CHARACTERS, description="New full content"
+    )
+    summary: str | None = Field(None, min_length=1, max_length=4000, description="New summary")
+    headline: str | None = Field(None, min_length=1, max_length=400, description="New headline")
+    importance: float | None = Field(None, ge=0.0, le=1.0, description="New importance 0.0-1.0")
+    tags: list[str] | None = Field(None, max_length=32, description="New tags (replace existing)")
+
+    @field_validator("id")
+    @classmethod
+    def _uuid(cls, value: str) -> str:
+        return validate_memory_id(value)
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdateArguments:
+        fields = ("content", "summary", "headline", "importance", "tags")
+        if all(getattr(self, name) is None for name in fields):
+            raise InvalidArgumentError(
+                "nothing to update: give at least one of " + ", ".join(fields), field="id"
+            )
+        return self
+
+
+class SearchArguments(ToolArguments):
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARACTERS,
+        description="What to look for, in natural language",
+    )
+    limit: int = Field(5, ge=1, le=20, description="Maximum results (1-20, default 5)")
+
+
+class WriteArguments(ToolArguments):
+    content: NonBlank = Field(
+        min_length=1,
+        max_length=MAX_CONTENT_CHARACTERS,
+        description="What to write; concise, with context",
+    )
+    target: str = Field(
+        "daily_log",
+        description="memory (MEMORY.md), daily_log (today's log, default), heartbeat "
+        "(HEARTBEAT.md), or a path such as projects/alpha/notes.md",
+    )
+    append: bool = Field(True, description="Append (default) or replace the whole file")
+
+
+class ReadArguments(ToolArguments):
+    path: str = Field(
+        min_length=1, description="File to read, e.g. MEMORY.md or daily/2024-01-15.md"
+    )
+
+
+class TreeArguments(ToolArguments):
+    path: str = Field("", description="Directory to start from (empty: the workspace root)")
+    depth: int = Field(1, ge=1, le=10, description="Levels to show (1-10, default 1)")
+
+
+def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments:
+    """Validate ``arguments`` or raise InvalidArgumentError naming the field and what is allowed."""
+    if not isinstance(arguments, dict):
+        raise InvalidArgumentError("arguments must be a JSON object", field=None)
+    try:
+        return model.model_validate(arguments)
+    except InvalidArgumentError:
+        raise
+    except ValidationError as error:
+        raise invalid_argument(error, allowed=model.model_fields) from None
+
+
+def json_schema(model: type[ToolArguments]) -> dict[str, Any]:
+    """A compact JSON Schema for function calling: no titles, optional fields not nullable."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+    properties = {
+        name: _clean(prop, definitions) for name, prop in schema.get("properties", {}).items()
+    }
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    if schema.get("required"):
+        result["required"] = schema["required"]
+    result["additionalProperties"] = False
+    return result
+
+
+def _clean(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_clean(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        referenced = definitions[node["$ref"].split("/")[-1]]
+        own = {key: value for key, value in node.items() if key != "$ref"}
+        return _clean({**referenced, **own}, definitions)
+    if "anyOf" in node:
+        options = [option for option in node["anyOf"] if option.get("type") != "null"]
+        if len(options) == 1:
+            merged = {**{k: v for k, v in node.items() if k != "anyOf"}, **options[0]}
+            return _clean(merged, definitions)
+    cleaned = {key: _clean(value, definitions) for key, value in node.items() if key != "title"}
+    if cleaned.get("default", "absent") is None:
+        del cleaned["default"]
+    return cleaned

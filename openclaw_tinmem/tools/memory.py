@@ -1,0 +1,112 @@
+"""Handlers of the four tinmem tools: memory_recall, memory_store, memory_forget, memory_update."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from openclaw_tinmem.models import Action, Level, Source, WriteOutcome
+from openclaw_tinmem.tools.arguments import (
+    ForgetArguments,
+    RecallArguments,
+    StoreArguments,
+    UpdateArguments,
+)
+from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, Handler, ToolDefinition, ToolResult
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.service import MemoryService
+
+
+def _outcome_text(outcome: WriteOutcome) -> str:
+    if outcome.action is Action.CREATED:
+        return f"Stored memory {outcome.memory.id} ({outcome.memory.category.value})."
+    if outcome.action is Action.MERGED:
+        return f"Merged into existing memory {outcome.target_id}."
+    return f"Skipped: already remembered as {outcome.target_id}."
+
+
+class MemoryTools:
+    """The tinmem tools' handlers over one MemoryService."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    def handlers(self) -> list[tuple[ToolDefinition, Handler]]:
+        functions: dict[str, Handler] = {
+            "memory_recall": self.recall, "memory_store": self.store,
+            "memory_forget": self.forget, "memory_update": self.update,
+        }  # fmt: skip
+        return [(definition, functions[definition.name]) for definition in TINMEM_TOOLS]
+
+    def recall(self, arguments: RecallArguments) -> ToolResult:
+        hits = self.service.recall(
+            arguments.query,
+            scopes=[arguments.scope],
+            categories=arguments.categories,
+            limit=arguments.limit,
+        )
+        level = Level(arguments.level)
+        results = [hit.to_dict(level) for hit in hits]
+        lines = [
+            f"- [{r['category']}] {r['text']} (id {r['id']}, score {r['score']})" for r in results
+        ]
+        text = "\n".join(lines) if lines else "No relevant memories."
+        return ToolResult({"results": results, "count": len(results), "level": level.value}, text)
+
+    def store(self, arguments: StoreArguments) -> ToolResult:
+        outcome = self.service.remember(
+            arguments.content,
+            arguments.category,
+            scope=arguments.scope,
+            importance=arguments.importance,
+            tags=arguments.tags,
+            source=Source.TOOL,
+        )
+        data: dict[str, Any] = {
+            "id": outcome.memory.id,
+            "action": outcome.action.value,
+            "category": outcome.memory.category.value,
+            "scope": outcome.memory.scope,
+            "headline": outcome.memory.headline,
+            "reason": outcome.reason,
+        }
+        if outcome.action is Action.MERGED:
+            data["merged_into"] = outcome.target_id
+        if outcome.action is Action.SKIPPED:
+            data["duplicate_of"] = outcome.target_id
+        return ToolResult(data, _outcome_text(outcome))
+
+    def forget(self, arguments: ForgetArguments) -> ToolResult:
+        outcome = self.service.forget(
+            memory_id=arguments.id,
+            query=arguments.query,
+            scopes=[arguments.scope] if arguments.scope else None,
+            categories=arguments.categories,
+        )
+        deleted = [memory.id for memory in outcome.deleted]
+        data: dict[str, Any] = {"deleted": deleted}
+        if not deleted:
+            data["candidates"] = [hit.to_dict(Level.L0) for hit in outcome.candidates]
+            text = "Nothing deleted: no confident match."
+            if outcome.candidates:
+                text += " Candidates (delete by id if one is meant):\n" + "\n".join(
+                    f"- {hit.memory.id}: {hit.memory.headline}" for hit in outcome.candidates
+                )
+            return ToolResult(data, text)
+        data["memories"] = [{"id": m.id, "headline": m.headline} for m in outcome.deleted]
+        return ToolResult(
+            data,
+            f"Deleted {len(deleted)} memor{'y' if len(deleted) == 1 else 'ies'}: "
+            + ", ".join(deleted),
+        )
+
+    def update(self, arguments: UpdateArguments) -> ToolResult:
+        memory = self.service.update(
+            arguments.id,
+            content=arguments.content,
+            summary=arguments.summary,
+            headline=arguments.headline,
+            importance=arguments.importance,
+            tags=arguments.tags,
+        )
+        return ToolResult({"memory": memory.public_dict()}, f"Updated memory {memory.id}.")

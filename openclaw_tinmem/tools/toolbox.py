@@ -1,0 +1,78 @@
+"""The toolbox: one dispatch for every tool, used by the plugin, the CLI and the MCP server.
+
+``Toolbox.call`` never raises: invalid input, missing ids and internal failures all come back
+as a ``ToolResult`` whose ``data`` holds an ``error`` object (type, message, field).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.tools.arguments import parse_arguments
+from openclaw_tinmem.tools.definitions import Handler, ToolDefinition, ToolResult, enabled_sets
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.service import MemoryService
+
+logger = logging.getLogger("openclaw_tinmem")
+
+
+class Toolbox:
+    """Tools by name, each a definition and the handler that runs it."""
+
+    def __init__(self, tools: Iterable[tuple[ToolDefinition, Handler]] = ()) -> None:
+        self.tools: dict[str, tuple[ToolDefinition, Handler]] = {}
+        self.extend(tools)
+
+    def names(self) -> list[str]:
+        return list(self.tools)
+
+    def definitions(self) -> list[ToolDefinition]:
+        return [definition for definition, _ in self.tools.values()]
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        return [definition.openai_schema() for definition in self.definitions()]
+
+    def extend(self, tools: Iterable[tuple[ToolDefinition, Handler]]) -> None:
+        """Add tools (a host's own, say) to this toolbox."""
+        for definition, handler in tools:
+            self.tools[definition.name] = (definition, handler)
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        """Run one tool call; every failure becomes an error result, never an exception."""
+        entry = self.tools.get(name)
+        if entry is None:
+            allowed = ", ".join(self.tools)
+            error = {"type": "unknown_tool", "message": f"no tool {name!r}; tools: {allowed}"}
+            return ToolResult({"error": error}, error["message"])
+        try:
+            definition, handler = entry
+            return handler(parse_arguments(definition.arguments, arguments))
+        except TinmemError as error:
+            return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
+        except Exception as error:  # the host must never see an exception from a tool
+            logger.exception("tool %s failed", name)
+            details = {"type": "internal_error", "message": f"{type(error).__name__}: {error}"}
+            return ToolResult({"error": details}, f"Error: {details['message']}")
+
+    async def acall(self, name: str, arguments: Any) -> ToolResult:
+        """``call`` for async hosts: runs in a worker thread so the event loop never blocks."""
+        return await asyncio.to_thread(self.call, name, arguments)
+
+
+def build_toolbox(service: MemoryService, *, agent_id: str = "main") -> Toolbox:
+    """The tools the configuration asks for (``tool_sets``), bound to ``service``."""
+    from openclaw_tinmem.tools.memory import MemoryTools
+    from openclaw_tinmem.tools.workspace import WorkspaceTools
+
+    toolbox = Toolbox()
+    for tool_set in enabled_sets(service.settings.tool_sets):
+        if tool_set == "tinmem":
+            toolbox.extend(MemoryTools(service).handlers())
+        else:
+            toolbox.extend(WorkspaceTools(service, agent_id=agent_id).handlers())
+    return toolbox

@@ -1,0 +1,111 @@
+"""IronClaw-compatible workspace tools: memory_search, memory_write, memory_read, memory_tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from openclaw_tinmem.models import GLOBAL_SCOPE, Level, utc_now
+from openclaw_tinmem.tools.arguments import (
+    ReadArguments,
+    SearchArguments,
+    TreeArguments,
+    WriteArguments,
+)
+from openclaw_tinmem.tools.definitions import WORKSPACE_TOOLS, Handler, ToolDefinition, ToolResult
+from openclaw_tinmem.tools.rate_limit import RateLimiter
+from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
+from openclaw_tinmem.workspace.store import WorkspaceStore, rfc3339, word_count
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.service import MemoryService
+
+
+class WorkspaceTools:
+    """Handlers of the workspace tools over one WorkspaceStore."""
+
+    def __init__(self, service: MemoryService, *, agent_id: str = "main",
+                 clock: Callable[[], datetime] = utc_now,
+                 rate_clock: Callable[[], float] | None = None) -> None:  # fmt: skip
+        self.service = service
+        self.workspace = WorkspaceStore(service.store, service.embedder)
+        self.agent_id = agent_id
+        self.clock = clock
+        settings = service.settings
+        limiter_options = {"clock": rate_clock} if rate_clock else {}
+        self.limiter = RateLimiter(
+            settings.workspace_writes_per_minute,
+            settings.workspace_writes_per_hour,
+            **limiter_options,
+        )
+
+    def handlers(self) -> list[tuple[ToolDefinition, Handler]]:
+        functions: dict[str, Handler] = {
+            "memory_search": self.search, "memory_write": self.write,
+            "memory_read": self.read, "memory_tree": self.tree,
+        }  # fmt: skip
+        return [(definition, functions[definition.name]) for definition in WORKSPACE_TOOLS]
+
+    def search(self, arguments: SearchArguments) -> ToolResult:
+        results: list[dict[str, Any]] = [
+            {"content": hit.content, "score": hit.score, "document_id": hit.document_id,
+             "is_hybrid_match": hit.is_hybrid_match, "path": hit.path}
+            for hit in self.workspace.search(arguments.query, arguments.limit)
+        ]  # fmt: skip
+        if self.service.settings.workspace_search_memories:
+            hits = self.service.recall(
+                arguments.query, scopes=[GLOBAL_SCOPE], limit=arguments.limit
+            )
+            results += [
+                {"content": hit.memory.text_at(Level.L1), "score": round(hit.score, 4),
+                 "document_id": hit.memory.id, "is_hybrid_match": hit.match.value == "both",
+                 "path": f"memories/{hit.memory.category.value}"}
+                for hit in hits
+            ]  # fmt: skip
+            results = sorted(results, key=lambda result: -result["score"])[: arguments.limit]
+        text = "\n".join(
+            f"- {r['content'][:200]} ({r['path']}, score {r['score']})" for r in results
+        )
+        data = {"query": arguments.query, "results": results, "result_count": len(results)}
+        return ToolResult(data, text or "No matches.")
+
+    def write(self, arguments: WriteArguments) -> ToolResult:
+        now = self.clock()
+        path = resolve_target(arguments.target, now)
+        self.limiter.check(self.agent_id, "memory_write")
+        content = arguments.content.strip()
+        separator = "\n\n"
+        if arguments.target == "daily_log":
+            content = f"[{now:%H:%M:%S}] {content}"
+            separator = "\n"
+        document = self.workspace.write(path, content, append=arguments.append, separator=separator)
+        written = content if arguments.append and document.content != content else document.content
+        data = {"status": "written", "path": document.path, "append": arguments.append,
+                "content_length": len(written.encode("utf-8"))}  # fmt: skip
+        return ToolResult(data, f"Wrote {data['content_length']} bytes to {document.path}.")
+
+    def read(self, arguments: ReadArguments) -> ToolResult:
+        document = self.workspace.read(normalise_path(arguments.path))
+        data = {
+            "path": document.path, "content": document.content,
+            "word_count": word_count(document.content), "updated_at": rfc3339(document.updated_at),
+        }  # fmt: skip
+        return ToolResult(data, document.content)
+
+    def tree(self, arguments: TreeArguments) -> ToolResult:
+        root = normalise_path(arguments.path, allow_root=True)
+        tree = build_tree(self.workspace.paths(), root, arguments.depth)
+        return ToolResult(tree, _tree_text(tree) or "(empty)")
+
+
+def _tree_text(tree: list[Any], indent: str = "") -> str:
+    lines = []
+    for entry in tree:
+        if isinstance(entry, dict):
+            for name, children in entry.items():
+                lines.append(f"{indent}{name}")
+                lines.append(_tree_text(children, indent + "  "))
+        else:
+            lines.append(f"{indent}{entry}")
+    return "\n".join(line for line in lines if line)

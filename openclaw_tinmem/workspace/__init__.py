@@ -1,0 +1,1 @@
+"""IronClaw-style workspace documents in the same LanceDB database."""

@@ -1,0 +1,225 @@
+"""Workspace documents (IronClaw-style MEMORY.md, daily logs, notes) in the same LanceDB database.
+
+Two tables: ``workspace_documents`` holds each file (path, id, content, times) and
+``workspace_chunks`` holds its searchable pieces with a vector and a full-text index. Writes
+hold the memory store's write lock, so documents and memories share one cross-process lock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pyarrow as pa
+from lancedb.index import FTS, BTree
+from lancedb.query import MatchQuery
+
+from openclaw_tinmem.encoders.dense import Embedder
+from openclaw_tinmem.errors import NotFoundError
+from openclaw_tinmem.models import utc_now
+from openclaw_tinmem.recall.fusion import fuse
+from openclaw_tinmem.store.compaction import optimize_table
+from openclaw_tinmem.store.filters import quote
+from openclaw_tinmem.store.table import MemoryStore
+
+DOCUMENTS_TABLE = "workspace_documents"
+CHUNKS_TABLE = "workspace_chunks"
+CHUNK_CHARACTERS = 800
+SEARCH_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    path: str
+    content: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    content: str
+    score: float
+    document_id: str
+    path: str
+    is_hybrid_match: bool
+
+
+def chunk_text(content: str, size: int = CHUNK_CHARACTERS) -> list[str]:
+    """Paragraph-aligned pieces of at most about ``size`` characters (long paragraphs are cut)."""
+    chunks: list[str] = []
+    current = ""
+    for paragraph in (part.strip() for part in content.split("\n\n")):
+        if not paragraph:
+            continue
+        if len(paragraph) > size and current:
+            chunks.append(current)  # keep document order: flush before cutting a long paragraph
+            current = ""
+        while len(paragraph) > size:
+            cut = paragraph.rfind(" ", 0, size)
+            cut = cut if cut > size // 2 else size
+            chunks.append(paragraph[:cut].strip())
+            paragraph = paragraph[cut:].strip()
+        if current and len(current) + len(paragraph) + 2 > size:
+            chunks.append(current)
+            current = ""
+        current = f"{current}\n\n{paragraph}" if current else paragraph
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+class WorkspaceStore:
+    """Documents and their chunks, beside the memories table."""
+
+    def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        database = store.database
+        names = database.list_tables().tables
+        timestamp = pa.timestamp("us", tz="UTC")
+        if DOCUMENTS_TABLE in names:
+            self.documents = database.open_table(DOCUMENTS_TABLE)
+        else:
+            schema = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
+                                pa.field("content", pa.string()), pa.field("created_at", timestamp),
+                                pa.field("updated_at", timestamp)])  # fmt: skip
+            self.documents = database.create_table(DOCUMENTS_TABLE, schema=schema)
+            self.documents.create_index("path", config=BTree())
+        if CHUNKS_TABLE in names:
+            self.chunks = database.open_table(CHUNKS_TABLE)
+        else:
+            vector = pa.list_(pa.float32(), embedder.dimension)
+            schema = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
+                                pa.field("position", pa.int32()), pa.field("text", pa.string()),
+                                pa.field("vector", vector)])  # fmt: skip
+            self.chunks = database.create_table(CHUNKS_TABLE, schema=schema)
+            self.chunks.create_index("text", config=FTS(with_position=False))
+            self.chunks.create_index("path", config=BTree())
+
+    def get(self, path: str) -> Document | None:
+        rows = self.documents.search().where(f"path = {quote(path)}").limit(1).to_list()
+        if not rows:
+            return None
+        row = rows[0]
+        return Document(
+            row["id"], row["path"], row["content"], row["created_at"], row["updated_at"]
+        )
+
+    def read(self, path: str) -> Document:
+        document = self.get(path)
+        if document is None:
+            raise NotFoundError(
+                f"no workspace file {path!r}; see memory_tree for what exists", field="path"
+            )
+        return document
+
+    def paths(self) -> list[str]:
+        rows = self.documents.search().select(["path"]).limit(None).to_arrow()
+        return [str(path) for path in rows.column("path").to_pylist()]
+
+    def write(self, path: str, content: str, *, append: bool, separator: str = "\n") -> Document:
+        """Create, append to or replace a document, re-indexing its chunks; one writer at a time."""
+        with self.store.write_lock():
+            existing = self.get(path)
+            now = utc_now()
+            if existing is not None and append and existing.content:
+                body = existing.content.rstrip("\n") + separator + content
+            else:
+                body = content
+            document = Document(
+                id=existing.id if existing else str(uuid.uuid4()), path=path, content=body,
+                created_at=existing.created_at if existing else now, updated_at=now,
+            )  # fmt: skip
+            pieces = chunk_text(body) or [body]
+            vectors = self._vectors_for(pieces, existing.id if existing else None)
+            chunk_rows = [
+                {"document_id": document.id, "path": path, "position": position, "text": piece,
+                 "vector": vector}
+                for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
+            ]  # fmt: skip
+            row = {"id": document.id, "path": path, "content": body,
+                   "created_at": document.created_at, "updated_at": now}  # fmt: skip
+            self.documents.merge_insert(
+                "path"
+            ).when_matched_update_all().when_not_matched_insert_all().execute(
+                pa.Table.from_pylist([row], schema=self.documents.schema)
+            )
+            self.chunks.delete(f"document_id = {quote(document.id)}")
+            self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
+            self.store.upkeep.wrote(
+                "workspace",
+                self.store.settings.optimize_every_writes,
+                self.optimize,
+                "workspace upkeep failed; retried later",
+            )
+            return document
+
+    def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:
+        """Vectors for the chunks: reused where a chunk's text is unchanged, embedded otherwise.
+
+        Appending to a long file changes only its last chunk, so a write costs one embedding
+        instead of one per chunk of the file.
+        """
+        known: dict[str, Any] = {}
+        if document_id is not None:
+            rows = (
+                self.chunks.search().where(f"document_id = {quote(document_id)}")
+                .select(["text", "vector"]).limit(None).to_list()
+            )  # fmt: skip
+            known = {row["text"]: row["vector"] for row in rows}
+        missing = [piece for piece in dict.fromkeys(pieces) if piece not in known]
+        if missing:
+            known.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
+        return [known[piece] for piece in pieces]
+
+    def optimize(self) -> None:
+        """Compact both tables, fold new chunks into the indexes, prune old versions."""
+        retention = timedelta(seconds=self.store.settings.version_retention_seconds)
+        with self.store.write_lock():
+            optimize_table(self.documents, retention)
+            optimize_table(self.chunks, retention)
+
+    def search(self, query: str, limit: int) -> list[ChunkHit]:
+        """Hybrid full-text + vector search over chunks, fused by reciprocal rank."""
+        columns = ["document_id", "path", "position", "text"]
+        match = MatchQuery(query, "text")  # type: ignore[call-arg]
+        text_query = self.chunks.search(match, query_type="fts").select([*columns, "_score"])
+        text_rows = text_query.limit(SEARCH_DEPTH).to_list()
+        vector_query: Any = self.chunks.search(
+            self.embedder.embed_query(query), vector_column_name="vector"
+        )
+        vector_rows = (
+            vector_query.distance_type("cosine")
+            .select([*columns, "_distance"])
+            .limit(SEARCH_DEPTH)
+            .to_list()
+        )
+        rows: dict[str, dict[str, Any]] = {}
+        for row in [*text_rows, *vector_rows]:
+            rows[f"{row['document_id']}#{row['position']}"] = row
+        fused = fuse(
+            [(f"{r['document_id']}#{r['position']}", 1.0 - r["_distance"]) for r in vector_rows],
+            [(f"{r['document_id']}#{r['position']}", r["_score"]) for r in text_rows],
+            rrf_k=60.0,
+        )
+        return [
+            ChunkHit(rows[c.id]["text"], round(c.relevance, 4), rows[c.id]["document_id"],
+                     rows[c.id]["path"], c.match.value == "both")
+            for c in fused[:limit]
+        ]  # fmt: skip
+
+    def count(self) -> int:
+        return int(self.documents.count_rows())
+
+
+def word_count(content: str) -> int:
+    return len(content.split())
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,1 @@
+"""The write path: levels, the merge judge, and the writer that commits under the lock."""

@@ -1,0 +1,222 @@
+"""The write path: prepare memories, let the judge decide, then commit under the write lock.
+
+Deciding may call an LLM, so it happens before the lock is taken; under the lock every
+decision is re-checked against the store as it is then (the target may have changed or gone
+meanwhile) and falls back to the similarity rule when it no longer holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import Embedder, Vector
+from openclaw_tinmem.encoders.late_interaction import LateInteraction
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.models import (
+    Action,
+    Draft,
+    Memory,
+    WriteOutcome,
+    content_hash,
+    normalise_tags,
+    validate_memory_id,
+    validate_scope,
+)  # fmt: skip
+from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.write.dedup import (
+    Decision,
+    MergeJudge,
+    Neighbour,
+    Summarizer,
+    decide_by_similarity,
+    merge_contents,
+)  # fmt: skip
+from openclaw_tinmem.write.levels import RuleSummarizer
+
+NEIGHBOURS_FOR_DEDUP = 5
+
+
+@dataclass(frozen=True)
+class Prepared:
+    memory: Memory
+    vector: Vector
+
+
+@dataclass
+class PendingBatch:
+    """Memories decided in this write, committed together in one LanceDB write."""
+
+    memories: dict[str, Memory] = field(default_factory=dict)
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    tokens: dict[str, bytes | None] = field(default_factory=dict)
+
+    def add(self, memory: Memory, vector: Vector, tokens: bytes | None = None) -> None:
+        """Queue a memory; token vectors left out are encoded by ``encode_missing``."""
+        self.memories[memory.id] = memory
+        self.vectors[memory.id] = vector
+        self.tokens[memory.id] = tokens
+
+    def encode_missing(self, late_interaction: LateInteraction) -> None:
+        """Encode the token vectors of queued memories that have none (merged ones)."""
+        missing = [self.memories[key] for key, value in self.tokens.items() if value is None]
+        for memory, tokens in zip(missing, late_interaction.encode(missing), strict=True):
+            self.tokens[memory.id] = tokens
+
+    def find_hash(self, candidate: Memory) -> Memory | None:
+        return next(
+            (m for m in self.memories.values()
+             if (m.scope, m.category, m.content_hash)
+             == (candidate.scope, candidate.category, candidate.content_hash)),
+            None,
+        )  # fmt: skip
+
+
+class MemoryWriter:
+    """Turns drafts into stored memories by the category rules and the judge's decisions."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        embedder: Embedder,
+        late_interaction: LateInteraction,
+        summarizer: Summarizer,
+        judge: MergeJudge,
+        clock: Callable[[], datetime],
+        executor: Executor | None = None,
+    ) -> None:
+        self.settings = settings
+        self.executor = executor
+        self.store = store
+        self.embedder = embedder
+        self.late_interaction = late_interaction
+        self.summarizer = summarizer
+        self.judge = judge
+        self.clock = clock
+
+    def prepare(self, drafts: Sequence[Draft]) -> list[Prepared]:
+        """Validate, write the missing levels and embed every draft (one batch)."""
+        memories = [self._memory(draft) for draft in drafts]
+        vectors = self.embedder.embed_documents([memory.content for memory in memories])
+        return [Prepared(memory, vector) for memory, vector in zip(memories, vectors, strict=True)]
+
+    def _memory(self, draft: Draft) -> Memory:
+        content = draft.content.strip()
+        if not content:
+            raise InvalidArgumentError("content must not be empty", field="content")
+        validate_scope(draft.scope)
+        needs_levels = not (draft.headline and draft.summary)
+        headline, summary = self.summarizer.levels(content) if needs_levels else ("", "")
+        now = self.clock()
+        memory = Memory(
+            scope=draft.scope, category=draft.category, content=content,
+            headline=draft.headline or headline, summary=draft.summary or summary,
+            importance=draft.importance, tags=normalise_tags(list(draft.tags)),
+            created_at=draft.created_at or now, updated_at=now, source=draft.source,
+            source_ref=draft.source_ref, content_hash=content_hash(content), context=draft.context,
+        )  # fmt: skip
+        if draft.memory_id is not None:
+            memory.id = validate_memory_id(draft.memory_id)
+        return memory
+
+    def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
+        """Decide for all (one judge call), then re-check and commit all in one write."""
+        items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
+        candidates = [item.memory for item in prepared]
+        # Token vectors are encoded while the judge decides (an LLM call, when one is set).
+        encode = self.late_interaction.encode
+        encoding = self.executor.submit(encode, candidates) if self.executor else None
+        decisions = self.judge.decide_batch(items)
+        encoded = encoding.result() if encoding else encode(candidates)
+        tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
+        with self.store.write_lock():  # read-recheck-write is atomic across processes
+            batch = PendingBatch()
+            outcomes = [
+                self._commit(item, decision, batch, tokens.get(item.memory.id))
+                for item, decision in zip(prepared, decisions, strict=True)
+            ]
+            memories = list(batch.memories.values())
+            batch.encode_missing(self.late_interaction)
+            written_tokens = [batch.tokens[memory.id] for memory in memories]
+            self.store.upsert(
+                memories, [batch.vectors[memory.id] for memory in memories], written_tokens
+            )
+        self.late_interaction.written(memories, written_tokens)
+        return outcomes
+
+    def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
+        ranked = self.store.vector_search(
+            vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]
+        )
+        stored = self.store.get([memory_id for memory_id, _ in ranked])
+        return [
+            Neighbour(stored[i], score) for i, score in ranked if i in stored and i != memory.id
+        ]
+
+    def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
+        """A memory as it is now: written earlier in this batch, or in the store."""
+        return batch.memories.get(memory_id) or self.store.get([memory_id]).get(memory_id)
+
+    def _commit(
+        self, item: Prepared, decision: Decision, batch: PendingBatch, tokens: bytes | None
+    ) -> WriteOutcome:
+        candidate = item.memory
+        existing = self._current(candidate.id, batch)
+        if existing is not None:  # a replayed capture: already written
+            return WriteOutcome(Action.SKIPPED, existing, existing.id, "already written")
+        duplicate = batch.find_hash(candidate) or self.store.find_by_hash(
+            candidate.scope, candidate.category, candidate.content_hash
+        )
+        if duplicate is not None:
+            return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
+        if decision.target is not None:
+            current = self._current(decision.target.id, batch)
+            if current is None or current.updated_at != decision.target.updated_at:
+                if current is not None and decision.target.id in batch.memories:
+                    decision = replace(decision, target=current)  # merged into earlier in this turn
+                else:
+                    neighbours = self.neighbours(item.vector, candidate)
+                    decision = decide_by_similarity(candidate.category, neighbours, self.settings)
+        if decision.action is Action.SKIPPED and decision.target is not None:
+            return WriteOutcome(
+                Action.SKIPPED, decision.target, decision.target.id, decision.reason
+            )
+        if decision.action is Action.MERGED and decision.target is not None:
+            merged = self._merge(decision.target, candidate, decision)
+            if not self._too_long(merged, decision):
+                batch.add(merged, self.embedder.embed_documents([merged.content])[0])
+                return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
+            reason = f"{decision.reason}; created instead: merging would exceed the length limit"
+            decision = replace(decision, reason=reason)
+        batch.add(candidate, item.vector, tokens)
+        return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
+
+    def _too_long(self, merged: Memory, decision: Decision) -> bool:
+        """An appended merge past ``merge_max_characters``: its new lines would lie beyond what
+        the ranking models read (and every later merge would re-encode an ever longer text).
+        Merged text an LLM wrote is its own judgement and is kept whatever its length."""
+        target = decision.target
+        grew = target is not None and merged.content != target.content
+        limit = self.settings.merge_max_characters
+        return decision.content is None and grew and len(merged.content) > limit
+
+    def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
+        content = decision.content or merge_contents(existing.content, candidate.content)
+        headline, summary = decision.headline, decision.summary
+        if not (headline and summary):
+            # The judge's one call writes merged levels; without them the rules do, so a merge
+            # never costs an extra LLM call.
+            generated_headline, generated_summary = RuleSummarizer().levels(content)
+            headline, summary = headline or generated_headline, summary or generated_summary
+        return existing.model_copy(
+            update={
+                "content": content, "headline": headline, "summary": summary,
+                "importance": max(existing.importance, candidate.importance),
+                "tags": normalise_tags([*existing.tags, *candidate.tags]),
+                "updated_at": self.clock(), "content_hash": content_hash(content),
+            }
+        )  # fmt: skip

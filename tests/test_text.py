@@ -1,0 +1,26 @@
+import pytest
+
+from openclaw_tinmem.text import is_small_talk, split_sentences
+
+
+@pytest.mark.parametrize(
+    "text", ["hi", "Hello there!", "thanks so much", "ok", "Got it.", "good morning"]
+)
+def test_small_talk_is_detected(text: str) -> None:
+    assert is_small_talk(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hi, what database did we pick?",
+        "thanks — also, I moved to Berlin",
+        "okay so the deploy failed",
+    ],
+)
+def test_real_questions_are_not_small_talk(text: str) -> None:
+    assert not is_small_talk(text)
+
+
+def test_sentences_split_on_punctuation_and_line_breaks() -> None:
+    assert split_sentences("One. Two! three\nFour?") == ["One.", "Two! three", "Four?"]

@@ -1,0 +1,250 @@
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.tools.arguments import SearchArguments
+from openclaw_tinmem.tools.rate_limit import RateLimiter
+from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
+from openclaw_tinmem.tools.workspace import WorkspaceTools
+from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
+from openclaw_tinmem.workspace.store import chunk_text
+
+NOW = datetime(2024, 1, 15, 10, 30, 5, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def tools(service: MemoryService, clock: Clock) -> Toolbox:
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW, rate_clock=clock).handlers())
+    return toolbox
+
+
+def call(tools: Toolbox, name: str, **arguments: Any) -> Any:
+    return tools.call(name, arguments).data
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../x", "/etc/passwd", "a//b", "a/./b", "C:/x", "a\\b", "", "x/" * 11 + "f.md", ".hidden"],
+)
+def test_bad_paths_are_rejected(path: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        normalise_path(path)
+
+
+def test_targets_and_protected_files() -> None:
+    assert resolve_target("memory", NOW) == "MEMORY.md"
+    assert resolve_target("heartbeat", NOW) == "HEARTBEAT.md"
+    assert resolve_target("daily_log", NOW) == "daily/2024-01-15.md"
+    assert resolve_target("projects/alpha/notes.md", NOW) == "projects/alpha/notes.md"
+    for protected in ("IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md", "team/USER.md"):
+        with pytest.raises(InvalidArgumentError, match="identity file"):
+            resolve_target(protected, NOW)
+
+
+def test_tree_shape_follows_the_spec() -> None:
+    paths = [
+        "MEMORY.md",
+        "HEARTBEAT.md",
+        "README.md",
+        "daily/2024-01-15.md",
+        "daily/2024-01-14.md",
+        "projects/alpha/notes.md",
+        "projects/beta/x.md",
+    ]
+    assert build_tree(paths, "", 2) == [
+        "HEARTBEAT.md",
+        "MEMORY.md",
+        "README.md",
+        {"daily/": ["2024-01-14.md", "2024-01-15.md"]},
+        {"projects/": ["alpha/", "beta/"]},
+    ]
+    assert build_tree(paths, "", 1) == [
+        "HEARTBEAT.md",
+        "MEMORY.md",
+        "README.md",
+        "daily/",
+        "projects/",
+    ]
+    assert build_tree(paths, "projects", 2) == [{"alpha/": ["notes.md"]}, {"beta/": ["x.md"]}]
+
+
+def test_chunks_follow_paragraphs_and_cut_long_ones() -> None:
+    chunks = chunk_text("short one\n\n" + "word " * 400 + "\n\nlast", size=200)
+    assert chunks[0].startswith("short one") and all(len(chunk) <= 200 for chunk in chunks)
+    assert chunks[-1].endswith("last")
+
+
+def test_write_append_replace_and_read(tools: Toolbox) -> None:
+    first = call(tools, "memory_write", content="API uses JWT tokens.", target="memory")
+    assert first == {
+        "status": "written",
+        "path": "MEMORY.md",
+        "append": True,
+        "content_length": len(b"API uses JWT tokens."),
+    }
+    call(tools, "memory_write", content="Tokens expire after 1 hour.", target="memory")
+    read = call(tools, "memory_read", path="MEMORY.md")
+    assert read["content"] == "API uses JWT tokens.\n\nTokens expire after 1 hour."
+    assert read["word_count"] == 9 and read["updated_at"].endswith("Z")
+    replaced = call(tools, "memory_write", content="Only this.", target="memory", append=False)
+    assert (
+        replaced["append"] is False
+        and call(tools, "memory_read", path="MEMORY.md")["content"] == "Only this."
+    )
+
+
+def test_daily_log_entries_are_timestamped_in_todays_file(tools: Toolbox) -> None:
+    written = call(tools, "memory_write", content="Fixed bug in authentication flow.")
+    assert written["path"] == "daily/2024-01-15.md"
+    call(tools, "memory_write", content="Added unit tests.")
+    content = call(tools, "memory_read", path="daily/2024-01-15.md")["content"]
+    assert content == "[10:30:05] Fixed bug in authentication flow.\n[10:30:05] Added unit tests."
+
+
+def test_errors_for_empty_content_missing_files_and_limits(tools: Toolbox) -> None:
+    assert tools.call("memory_write", {"content": "   "}).data["error"]["field"] == "content"
+    assert tools.call("memory_read", {"path": "nope.md"}).data["error"]["type"] == "not_found"
+    for arguments, field in [
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "limit": 21}, "limit"),
+    ]:
+        assert tools.call("memory_search", arguments).data["error"]["field"] == field
+    for depth in (0, 11):
+        assert tools.call("memory_tree", {"depth": depth}).data["error"]["field"] == "depth"
+    assert tools.call("memory_write", {"content": "x", "target": "SOUL.md"}).is_error
+    assert (
+        tools.call("memory_write", {"content": "x", "target": "../x"}).data["error"]["field"]
+        == "target"
+    )
+
+
+def test_search_output_shape_and_hybrid_flag(tools: Toolbox) -> None:
+    call(
+        tools,
+        "memory_write",
+        content="Decided to use REST API with JSON responses. Authentication via API keys.",
+        target="memory",
+    )
+    call(
+        tools,
+        "memory_write",
+        content="The office plants need watering on Mondays.",
+        target="heartbeat",
+    )
+    response = call(tools, "memory_search", query="What did we decide about the API design?")
+    assert set(response) == {"query", "results", "result_count"} and response[
+        "result_count"
+    ] == len(response["results"])
+    best = response["results"][0]
+    assert set(best) >= {"content", "score", "document_id", "is_hybrid_match"}
+    assert "REST API" in best["content"] and best["is_hybrid_match"] is True
+    plants = [r for r in response["results"] if "plants" in r["content"]]
+    assert plants and plants[0]["is_hybrid_match"] is False  # only the semantic side matched
+    assert len(best["document_id"]) == 36
+
+
+def test_rate_limit_per_minute_and_hour(clock: Clock) -> None:
+    limiter = RateLimiter(per_minute=20, per_hour=200, clock=clock)
+    for _ in range(20):
+        limiter.check("agent", "memory_write")
+    with pytest.raises(Exception, match="20 calls per minute") as caught:
+        limiter.check("agent", "memory_write")
+    assert 0 < caught.value.retry_after_seconds <= 60  # type: ignore[attr-defined]
+    limiter.check("other-agent", "memory_write")  # per agent
+    for minute in range(1, 10):
+        clock.now = minute * 61.0
+        for _ in range(20):
+            limiter.check("agent", "memory_write")
+    clock.now = 10 * 61.0
+    with pytest.raises(Exception, match="200 calls per hour"):
+        limiter.check("agent", "memory_write")
+
+
+def test_rate_limited_write_is_a_clear_error(tools: Toolbox, clock: Clock) -> None:
+    for number in range(20):
+        assert not tools.call("memory_write", {"content": f"entry {number}"}).is_error
+    error = tools.call("memory_write", {"content": "one too many"}).data["error"]
+    assert (
+        error["type"] == "rate_limited"
+        and "retry in" in error["message"]
+        and error["retry_after_seconds"] > 0
+    )
+
+
+def test_tool_sets_follow_the_configuration(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    names = {
+        choice: set(
+            build_toolbox(make_service(settings.model_copy(update={"tool_sets": choice}))).names()
+        )
+        for choice in ("tinmem", "workspace", "both")
+    }
+    tinmem = {"memory_recall", "memory_store", "memory_forget", "memory_update"}
+    workspace = {"memory_search", "memory_write", "memory_read", "memory_tree"}
+    assert names == {"tinmem": tinmem, "workspace": workspace, "both": tinmem | workspace}
+
+
+def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(
+        settings.model_copy(update={"optimize_every_writes": 3, "version_retention_seconds": 0})
+    )
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    for number in range(10):
+        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    service.store.wait_for_upkeep()
+    indexes = {index.name: index for index in tools.workspace.chunks.list_indices()}
+    stats = tools.workspace.chunks.index_stats("text_idx")
+    assert "text_idx" in indexes and stats is not None and stats.num_unindexed_rows <= 3
+    assert len(tools.workspace.chunks.list_versions()) <= 8
+
+
+def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service, lance_unavailable: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    for number in range(3):
+        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+    service.store.wait_for_upkeep()
+    assert "workspace upkeep failed" in caplog.text
+    assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md").content
+
+
+def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
+    from openclaw_tinmem.tools.arguments import WriteArguments
+
+    return WriteArguments(content=content, target=target)
+
+
+def test_appending_embeds_only_the_changed_chunk(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(settings)
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    embedded: list[str] = []
+    original = service.embedder.embed_documents
+    service.embedder.embed_documents = lambda texts: (embedded.extend(texts), original(texts))[1]  # type: ignore[method-assign]
+    first = "\n\n".join(f"Paragraph {n}: " + "details " * 60 for n in range(6))
+    tools.write(tools_arguments(first, "notes/long.md"))
+    chunks_of_first = len(embedded)
+    embedded.clear()
+    tools.write(tools_arguments("A short addition at the end.", "notes/long.md"))
+    assert chunks_of_first >= 3 and len(embedded) == 1
+    assert "short addition" in embedded[0]
+    hits = tools.search(SearchArguments(query="short addition"))
+    assert "short addition" in hits.data["results"][0]["content"]
