@@ -3,7 +3,7 @@
 Recall always returns its best few memories, whether or not any of them is related to the
 message. Before each turn the plugin injects only those that share words with the message
 or whose embedding is at least ``injection_min_similarity`` close to it
-(``openclaw_tinmem.recall.injection.worth_injecting``). This script measures that floor two ways,
+(``openclaw_tinmem.recall.scoring.is_related``). This script measures that floor two ways,
 each at several floors in one run:
 
 ``locomo``: every turn of each conversation stored as the LoCoMo harness stores it. Each
@@ -35,7 +35,7 @@ from benchmarks.common import save_results
 from benchmarks.locomo import Conversation, ingest, load
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category, Hit
-from openclaw_tinmem.recall.injection import worth_injecting
+from openclaw_tinmem.recall.scoring import is_related
 from openclaw_tinmem.service import MemoryService
 
 DEFAULT_FLOORS = (0.0, 0.5, 0.55, 0.6, 0.65)
@@ -97,7 +97,7 @@ class Recalled:
     hits: tuple[Hit, ...]
 
     def passing(self, floor: float) -> list[Hit]:
-        return [hit for hit in self.hits if worth_injecting(hit, floor)]
+        return [hit for hit in self.hits if is_related(hit, floor)]
 
 
 def locomo_summary(
@@ -143,9 +143,8 @@ def assistant_summary(
 
 
 def recall_locomo(
-    service: MemoryService, conversations: Sequence[Conversation], progress: Progress
+    service: MemoryService, conversations: Sequence[Conversation], progress: Progress, limit: int
 ) -> tuple[list[Recalled], list[Recalled]]:
-    limit = service.settings.injection_limit
     pairs = list(zip(conversations, [*conversations[1:], conversations[0]], strict=True))
     questions = [(own, other, q) for own, other in pairs for q in own.questions if q.category != 5]
     task = progress.add_task("locomo questions", total=len(questions))
@@ -154,19 +153,21 @@ def recall_locomo(
     for own, other, question in questions:
         relevant = frozenset(question.evidence)
         for conversation, results in ((own, own_results), (other, other_results)):
-            hits = service.recall(question.text, scopes=[conversation.scope], limit=limit)
+            hits = service.recall(
+                question.text, scopes=[conversation.scope], limit=limit, min_similarity=0.0
+            )
             results.append(Recalled(relevant, tuple(hits)))
         progress.advance(task)
     return own_results, other_results
 
 
-def recall_assistant(service: MemoryService) -> tuple[list[Recalled], list[Recalled]]:
+def recall_assistant(service: MemoryService, limit: int) -> tuple[list[Recalled], list[Recalled]]:
     for content, category in ASSISTANT_MEMORIES:
         service.remember(content, category, scope=SCOPE)
-    limit = service.settings.injection_limit
 
     def recalled(message: str, relevant: frozenset[str]) -> Recalled:
-        return Recalled(relevant, tuple(service.recall(message, scopes=[SCOPE], limit=limit)))
+        hits = service.recall(message, scopes=[SCOPE], limit=limit, min_similarity=0.0)
+        return Recalled(relevant, tuple(hits))
 
     related = [
         recalled(message, frozenset([ASSISTANT_MEMORIES[index][0]]))
@@ -183,6 +184,9 @@ def main() -> None:
     parser.add_argument("path", type=Path, help="a file in LoCoMo's format")
     parser.add_argument("--floors", type=float, nargs="+", default=list(DEFAULT_FLOORS),
                         help="values of injection_min_similarity to compare")  # fmt: skip
+    parser.add_argument("--limit", type=int, default=None,
+                        help="results per recall (default: injection_limit, as automatic "
+                        "recall; 10 for memory_recall's default)")  # fmt: skip
     parser.add_argument("--conversations", type=int, default=None,
                         help="use only the first N conversations (at least 2)")  # fmt: skip
     parser.add_argument("--output", type=Path,
@@ -193,17 +197,20 @@ def main() -> None:
         parser.error("need at least two conversations: each question is also asked of another")
     with tempfile.TemporaryDirectory(prefix="tinmem-gate-") as root:
         settings = Settings(db_path=str(Path(root) / "db"), track_access=False)
+        limit = arguments.limit or settings.injection_limit
         service = MemoryService.from_settings(settings)
         try:
             with Progress() as progress:
                 ingest(service, conversations)
-                own, other = recall_locomo(service, conversations, progress)
-            related, unrelated = recall_assistant(service)
+                own, other = recall_locomo(service, conversations, progress, limit)
+            related, unrelated = recall_assistant(service, limit)
         finally:
             service.close()
     floors = sorted(set(arguments.floors))
     results = {
-        "shipped_floor": Settings().injection_min_similarity,
+        "shipped_injection_floor": Settings().injection_min_similarity,
+        "shipped_recall_floor": Settings().recall_min_similarity,
+        "limit": limit,
         "conversations": len(conversations),
         "questions": len(own),
         "locomo": [locomo_summary(own, other, floor) for floor in floors],

@@ -232,7 +232,9 @@ def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriev
 
 def tinmem_retriever(service: MemoryService, limit: int = 10) -> Retriever:
     def retrieve(conversation: Conversation, question: str) -> list[str]:
-        hits = service.recall(question, scopes=[conversation.scope], limit=limit)
+        hits = service.recall(
+            question, scopes=[conversation.scope], limit=limit, min_similarity=0.0
+        )
         return [hit.memory.source_ref for hit in hits]
 
     return retrieve
@@ -244,7 +246,9 @@ def token_counts(
     counts: dict[str, list[int]] = {level.value: [] for level in Level}
     questions = [(c, q) for c in conversations for q in c.questions][:sample]
     for conversation, question in questions:
-        hits = service.recall(question.text, scopes=[conversation.scope], limit=10)
+        hits = service.recall(
+            question.text, scopes=[conversation.scope], limit=10, min_similarity=0.0
+        )
         for level in Level:
             counts[level.value].append(
                 sum(estimate_tokens(hit.memory.text_at(level)) for hit in hits)

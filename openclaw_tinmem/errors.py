@@ -3,6 +3,7 @@
     TinmemError
     ├── InvalidArgumentError      a caller passed a value outside what is allowed (names the field)
     ├── NotFoundError             an id or path that does not exist
+    ├── AccessDeniedError         the caller may not read or write that scope (names it)
     ├── RateLimitError            a tool was called too often (says when to retry)
     ├── ConfigError               the configuration file or an env var is malformed
     ├── ModelError                an embedding / reranking model cannot be provisioned or loaded
@@ -50,6 +51,12 @@ class NotFoundError(TinmemError):
     """The memory id or workspace path does not exist."""
 
     kind = "not_found"
+
+
+class AccessDeniedError(TinmemError):
+    """The caller's identity may not read or write the scope the message names."""
+
+    kind = "access_denied"
 
 
 class RateLimitError(TinmemError):

@@ -97,5 +97,7 @@ class ToolRegistration:
     name: str
     description: str
     parameters: dict[str, Any]
-    handler: Callable[[Any], ToolResult]  # takes the call's JSON arguments
-    async_handler: Callable[[Any], Awaitable[ToolResult]] | None = None  # for async hosts
+    # called with the call's JSON arguments and the context of the turn (None outside one):
+    # the context says which agent calls, and so which scopes the call may see
+    handler: Callable[[Any, HookContext | None], ToolResult]
+    async_handler: Callable[[Any, HookContext | None], Awaitable[ToolResult]] | None = None

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 import pyarrow as pa
 from pydantic import ValidationError
 
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
 from openclaw_tinmem.service import MemoryService
@@ -154,6 +155,16 @@ def statistics(store: MemoryStore) -> dict[str, Any]:
         "without_token_vectors": store.table.count_rows("token_vectors IS NULL"),
         "db_path": store.uri,
     }
+
+
+def capture_counts(settings: Settings) -> dict[str, int]:
+    """What automatic capture left out, by reason (see ``capture.filters``)."""
+    from openclaw_tinmem.capture.filters import COUNTS_FILE, CaptureCounts
+
+    directory = settings.resolved_journal_path()
+    if not (directory / COUNTS_FILE).exists():
+        return {}
+    return CaptureCounts(directory).read()
 
 
 def table_health(store: MemoryStore) -> dict[str, int]:

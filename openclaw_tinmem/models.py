@@ -198,6 +198,7 @@ class Hit:
             "text": self.memory.text_at(level),
             "score": round(self.score, 4),
             "match": self.match.value,
+            "similarity": None if self.similarity is None else round(self.similarity, 3),
             "importance": self.memory.importance,
             "tags": self.memory.tags,
             "updated_at": self.memory.updated_at.isoformat(),

@@ -32,7 +32,11 @@ def embedder(model_settings: Settings) -> FastEmbedEmbedder:
 @pytest.fixture
 def settings(tmp_path: Path, model_settings: Settings) -> Settings:
     return model_settings.model_copy(
-        update={"db_path": str(tmp_path / "db"), "track_access": False}
+        update={
+            "db_path": str(tmp_path / "db"),
+            "journal_path": str(tmp_path / "journal"),
+            "track_access": False,
+        }
     )
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_tinmem.config import Settings, load_settings
-from openclaw_tinmem.config_pages import REGENERATE, render_config_file, render_reference
+from openclaw_tinmem.config.pages import REGENERATE, render_config_file, render_reference
 from openclaw_tinmem.errors import ConfigError
 
 

@@ -167,7 +167,9 @@ def test_a_memory_from_the_best_matchs_episode_moves_up(
             for content, created in EPISODE_MEMORIES
         ]
         import_memories(service, lines)
-        hits = service.recall("What changed with the billing database migration?")
+        hits = service.recall(
+            "What changed with the billing database migration?", min_similarity=0.0
+        )
         assert hits[0].memory.content.startswith("The billing service")
         return {hit.memory.content.split()[1]: hit.relevance for hit in hits}
 
@@ -177,3 +179,19 @@ def test_a_memory_from_the_best_matchs_episode_moves_up(
     assert (with_episodes["said"] - with_episodes["search"]) - (
         alone["said"] - alone["search"]
     ) > 0.03
+
+
+def test_an_unrelated_query_gets_nothing_and_a_related_one_its_memory(
+    service: MemoryService,
+) -> None:
+    for text, category in (
+        ("User prefers pytest over unittest and likes type hints", Category.PREFERENCES),
+        ("User's dog is called Biscuit, a beagle", Category.ENTITIES),
+        ("Decided to move billing from Heroku to Fly.io", Category.EVENTS),
+    ):
+        service.remember(text, category)
+    assert service.recall("How tall is Mount Everest?") == []
+    assert service.recall("Explain quantum entanglement simply") == []
+    assert "Biscuit" in service.recall("what is my dog's name")[0].memory.content
+    everything = service.recall("How tall is Mount Everest?", min_similarity=0.0)
+    assert len(everything) == 3  # without the floor, ranking fills its list whatever it holds

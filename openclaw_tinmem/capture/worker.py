@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.capture.extraction import Extractor
+from openclaw_tinmem.capture.filters import CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.sanitize import clean, is_noise, redact_secrets
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.events import Message
+from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
 
 if TYPE_CHECKING:
@@ -66,22 +68,41 @@ class CaptureReport:
 class CapturePipeline:
     """Processes one journalled turn with an extractor; idempotent for the same turn."""
 
-    def __init__(self, service: MemoryService, extractor: Extractor) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        extractor: Extractor,
+        capture_filter: CaptureFilter | None = None,
+    ) -> None:
         self.service = service
         self.extractor = extractor
+        self.filter = capture_filter or CaptureFilter(service.settings)
 
     def process(self, record: TurnRecord) -> list[WriteOutcome]:
+        identity = Identity.from_context(HookContext.from_dict(record.context), via="capture")
+        if not self.service.access(identity).can_write(record.scope):
+            logger.warning(
+                "%s may not write %s: turn %s is not captured",
+                identity.describe(), record.scope, record.id,
+            )  # fmt: skip
+            if self.filter.counts is not None:
+                self.filter.counts.add("skipped_no_write_access")
+            return []
         messages = record.messages
         if record.context.get("kind") == SESSION_KIND:
             candidates = self.extractor.summarize_session(clean_messages(messages), record.created)
-            return self._write(record, candidates)
+            return self._write(record, candidates, identity)
         turn, context = split_turn(messages, self.service.settings.context_messages)
+        turn = self.filter.messages(turn)
         if all(is_noise(m.content) for m in turn if m.role == "user"):
             return []  # nothing worth an LLM call
-        return self._write(record, self.extractor.extract(turn, context, record.created))
+        drafts = self.extractor.extract(turn, context, record.created)
+        return self._write(record, drafts, identity)
 
-    def _write(self, record: TurnRecord, drafts: Sequence[Draft]) -> list[WriteOutcome]:
-        """The turn's drafts, redacted, written with ids derived from the turn."""
+    def _write(
+        self, record: TurnRecord, drafts: Sequence[Draft], identity: Identity
+    ) -> list[WriteOutcome]:
+        """The turn's drafts, filtered and redacted, written with ids derived from the turn."""
         captured = [
             replace(
                 draft,
@@ -95,10 +116,10 @@ class CapturePipeline:
                 memory_id=memory_id_for(record.id, index),
                 created_at=record.created,
             )
-            for index, draft in enumerate(drafts)
+            for index, draft in enumerate(self.filter.drafts(drafts))
             if draft.content.strip()
         ]
-        return self.service.remember_many(captured)
+        return self.service.remember_many(captured, identity=identity)
 
 
 class CaptureWorker:

@@ -31,7 +31,7 @@ from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def init(target: str | None, force: bool) -> None:
     """Write a commented config file listing every option and its default."""
-    from openclaw_tinmem.config_pages import render_config_file
+    from openclaw_tinmem.config.pages import render_config_file
 
     path = Path(target or DEFAULT_CONFIG_PATH).expanduser()
     if path.exists() and not force:
@@ -46,11 +46,13 @@ def init(target: str | None, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def stats(state: CliState, as_json: bool) -> None:
-    """Counts by scope, category and source, and table health."""
+    """Counts by scope, category and source, table health, and what capture left out."""
+    state.require_administrator("stats")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
         figures = maintenance.statistics(state.service.store)
+        figures["capture_left_out"] = maintenance.capture_counts(state.settings)
     if as_json:
         emit_json(figures)
         return
@@ -68,6 +70,7 @@ def optimize(state: CliState, as_json: bool) -> None:
     change, or to take back disk space at once (versions younger than
     version_retention_seconds are kept).
     """
+    state.require_administrator("optimize")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
@@ -87,6 +90,7 @@ def optimize(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def export(state: CliState, output: str) -> None:
     """Write every memory as JSONL (to OUTPUT, or stdout by default)."""
+    state.require_administrator("export")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
@@ -105,6 +109,7 @@ def export(state: CliState, output: str) -> None:
 @click.pass_obj
 def import_command(state: CliState, source: str, as_json: bool) -> None:
     """Import memories from JSONL. Idempotent by id; nothing is written if a line is invalid."""
+    state.require_administrator("import")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
@@ -128,6 +133,7 @@ def import_command(state: CliState, source: str, as_json: bool) -> None:
 @click.pass_obj
 def reembed(state: CliState, yes: bool) -> None:
     """Re-embed every memory with the configured models (after changing models or upgrading)."""
+    state.require_administrator("reembed")
     from openclaw_tinmem import maintenance
     from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
     from openclaw_tinmem.service import MemoryService, open_store

@@ -34,21 +34,79 @@ def demo(state: CliState, directory: str | None) -> None:
         run_demo(demo_settings(state.settings, directory), click.echo)
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @click.option(
     "--http",
     "http_port",
     type=int,
     default=None,
-    help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.",
+    help="Serve streamable HTTP on HOST:PORT instead of stdio.",
 )
-@click.pass_obj
-def mcp(state: CliState, http_port: int | None) -> None:
-    """Serve every enabled tool over MCP (stdio by default) for any MCP client."""
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind with --http; anything but loopback needs access_tokens.",
+)
+@click.option("--agent-id", "mcp_agent_id", help="The agent the client is (default: main).")
+@click.option("--user-id", "mcp_user_id", help="The user that agent acts for.")
+@click.option("--admin", is_flag=True, help="Act as the administrator: every scope.")
+@click.pass_context
+def mcp(
+    context: click.Context,
+    http_port: int | None,
+    host: str,
+    mcp_agent_id: str | None,
+    mcp_user_id: str | None,
+    admin: bool,
+) -> None:
+    """Serve every enabled tool over MCP (stdio by default) for any MCP client.
+
+    Calls act as the agent given by --agent-id/--user-id (default: agent main), or as the
+    administrator with --admin. Over --http with access_tokens configured, each request acts
+    as the identity of its bearer token instead, and a request without a known token is
+    refused.
+    """
+    if context.invoked_subcommand is not None:
+        return
+    from openclaw_tinmem.access import DEFAULT_AGENT_ID, Identity
     from openclaw_tinmem.tools.mcp import run
 
+    state: CliState = context.obj
+    agent_id = mcp_agent_id or state.agent_id or DEFAULT_AGENT_ID
+    user_id = mcp_user_id or state.user_id
+    identity = (
+        Identity.administrator(via="mcp")
+        if admin
+        else Identity(agent_id=agent_id, user_id=user_id, via="mcp")
+    )
     with friendly_errors():
-        run(state.settings, http_port=http_port)
+        run(state.settings, identity=identity, http_port=http_port, host=host)
+
+
+@mcp.command("token")
+@click.option("--name", default="agent", show_default=True, help="The token's name in config.")
+@click.option("--agent-id", "token_agent_id", default="main", show_default=True,
+              help="The agent the token stands for.")  # fmt: skip
+@click.option("--user-id", "token_user_id", help="The user that agent acts for.")
+@click.option("--admin", is_flag=True, help="The token acts as the administrator.")
+def mcp_token(name: str, token_agent_id: str, token_user_id: str | None, admin: bool) -> None:
+    """Make a bearer token for the MCP HTTP server: prints the token once, and the config
+    block that stores only its sha256."""
+    from openclaw_tinmem.tools.mcp import new_token
+
+    token, digest = new_token()
+    lines = [
+        f"[tinmem.access_tokens.{name}]",
+        f'token_sha256 = "{digest}"',
+        f'agent_id = "{token_agent_id}"',
+    ]
+    if token_user_id:
+        lines.append(f'user_id = "{token_user_id}"')
+    if admin:
+        lines.append("admin = true")
+    click.echo(f"token (give it to the client, it is not stored): {token}", err=True)
+    click.echo("\n".join(lines))
 
 
 @main.group()

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
+    from openclaw_tinmem.access import Identity
     from openclaw_tinmem.config import Settings
     from openclaw_tinmem.service import MemoryService
     from openclaw_tinmem.tools.toolbox import Toolbox
@@ -48,6 +49,8 @@ class CliState:
 
     config_path: str | None
     overrides: dict[str, Any] = field(default_factory=dict)
+    agent_id: str | None = None  # with neither id, the CLI acts as the administrator
+    user_id: str | None = None
     _settings: Settings | None = None
     _service: MemoryService | None = None
 
@@ -68,10 +71,28 @@ class CliState:
         return self._service
 
     @property
+    def identity(self) -> Identity:
+        from openclaw_tinmem.access import DEFAULT_AGENT_ID, Identity
+
+        if self.agent_id is None and self.user_id is None:
+            return Identity.administrator(via="cli")
+        return Identity(agent_id=self.agent_id or DEFAULT_AGENT_ID, user_id=self.user_id, via="cli")
+
+    @property
     def toolbox(self) -> Toolbox:
         from openclaw_tinmem.tools.toolbox import build_toolbox
 
-        return build_toolbox(self.service)
+        return build_toolbox(self.service, identity=self.identity)
+
+    def require_administrator(self, command: str) -> None:
+        """Store-wide commands act on every scope: refuse them to an agent identity."""
+        if self.agent_id is not None or self.user_id is not None:
+            console().print(
+                f"[red]error:[/red] '{command}' acts on the whole store and is for the "
+                "administrator: run it without --agent-id/--user-id",
+                highlight=False,
+            )
+            sys.exit(EXIT_INVALID)
 
     def close(self) -> None:
         if self._service is not None:
@@ -131,15 +152,30 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
     help=f"Config file (default: $TINMEM_CONFIG or {DEFAULT_CONFIG_PATH}).",
 )
 @click.option("--db-path", help="Override the store location (TINMEM_DB_PATH).")
+@click.option(
+    "--agent-id",
+    help="Act as this agent: see and change only the scopes it may (default: administrator).",
+)
+@click.option("--user-id", help="The user the agent acts for (with --agent-id; default none).")
 @click.version_option(package_name="openclaw-tinmem")
 @click.pass_context
-def main(context: click.Context, config_path: str | None, db_path: str | None) -> None:
+def main(
+    context: click.Context,
+    config_path: str | None,
+    db_path: str | None,
+    agent_id: str | None,
+    user_id: str | None,
+) -> None:
     """openclaw-tinmem: persistent memory for AI agents.
 
     Memories live in an embedded LanceDB store and are found by hybrid (vector + full-text)
     search. Every command takes --help.
+
+    The CLI acts as the administrator: it reads and changes every scope, and a search that
+    names no scope searches them all. With --agent-id (and --user-id) it acts as that agent
+    instead, with that agent's rights (read_scopes, write_scopes, agent_access).
     """
     overrides = {"db_path": db_path} if db_path else {}
-    state = CliState(config_path, overrides)
+    state = CliState(config_path, overrides, agent_id, user_id)
     context.obj = state
     context.call_on_close(state.close)

@@ -76,6 +76,7 @@ def similarity_floors_check(settings: Settings) -> dict[str, Any]:
     its own scale, so the floors may drop everything or let everything through."""
     detail = (
         f"injection_min_similarity {settings.injection_min_similarity}, "
+        f"recall_min_similarity {settings.recall_min_similarity}, "
         f"forget_min_similarity {settings.forget_min_similarity}"
     )
     if settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
@@ -83,7 +84,7 @@ def similarity_floors_check(settings: Settings) -> dict[str, Any]:
     detail += (
         f": set for {DEFAULT_EMBEDDING_MODEL}, but {settings.embedding_model} is configured. "
         "Its cosines have another scale: measure again (python -m benchmarks.injection_gate) "
-        "or set injection_min_similarity = 0"
+        "or set injection_min_similarity and recall_min_similarity to 0"
     )
     return _check("similarity floors", True, detail)
 
@@ -101,6 +102,7 @@ def _llm_check(settings: Settings) -> dict[str, Any]:
 
 def _capture_check(settings: Settings) -> dict[str, Any]:
     from openclaw_tinmem.capture.journal import Journal
+    from openclaw_tinmem.maintenance import capture_counts
 
     path = settings.resolved_journal_path()
     if not path.exists():
@@ -115,6 +117,11 @@ def _capture_check(settings: Settings) -> dict[str, Any]:
         detail += (
             f"; {len(failures)} turn(s) fell back to the no-LLM rules after LLM failures, "
             f"last at {failures[-1]['at']}: {failures[-1]['error']}"
+        )
+    left_out = capture_counts(settings)
+    if left_out:
+        detail += "; left out by the capture switches: " + ", ".join(
+            f"{name} {count}" for name, count in left_out.items()
         )
     return _check("capture journal", not failures, detail)
 

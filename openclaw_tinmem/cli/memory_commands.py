@@ -34,10 +34,11 @@ def list_command(
     from rich.table import Table
 
     with friendly_errors():
-        memories = state.service.store.list_memories(
+        memories = state.service.list_memories(
             scopes=list(scopes) or None,
             categories=[Category(c) for c in categories] or None,
             limit=limit,
+            identity=state.identity,
         )
     if as_json:
         for memory in memories:
@@ -59,7 +60,10 @@ def list_command(
 @main.command()
 @click.argument("query")
 @click.option(
-    "--scope", "scopes", multiple=True, help="Scopes to search (repeatable; default global)."
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Scopes to search (repeatable; default: every scope the caller may read).",
 )
 @click.option(
     "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
@@ -93,10 +97,11 @@ def search(
     with friendly_errors():
         hits = state.service.recall(
             query,
-            scopes=list(scopes) or ["global"],
+            scopes=list(scopes) or None,
             limit=limit,
             rerank=rerank,
             categories=[Category(c) for c in categories] or None,
+            identity=state.identity,
         )
     results = [hit.to_dict(Level(level)) for hit in hits]
     if as_json:
@@ -117,7 +122,7 @@ def search(
     type=CATEGORY_CHOICE,
     help="What kind of memory; it decides how similar memories are merged.",
 )
-@click.option("--scope", default="global", show_default=True, help="Memory namespace.")
+@click.option("--scope", help="Memory namespace (default: store_scope, global).")
 @click.option("--importance", default=0.5, show_default=True, type=float, help="From 0 to 1.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
@@ -126,13 +131,15 @@ def store(
     state: CliState,
     content: str,
     category: str,
-    scope: str,
+    scope: str | None,
     importance: float,
     tags: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Store a memory (the same path as memory_store)."""
-    arguments = {"content": content, "category": category, "scope": scope, "importance": importance}
+    arguments: dict[str, Any] = {"content": content, "category": category, "importance": importance}
+    if scope:
+        arguments["scope"] = scope
     if tags:
         arguments["tags"] = list(tags)
     run_tool(state, "memory_store", arguments, as_json)

@@ -9,15 +9,17 @@ Every hook swallows its own failures: the host sees "no memory this turn", never
 
 from __future__ import annotations
 
+import fnmatch
 import logging
-import re
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, LLMExtractor, RuleExtractor
+from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.worker import SESSION_KIND, CapturePipeline, CaptureWorker
 from openclaw_tinmem.config import Settings, load_settings
@@ -31,38 +33,20 @@ from openclaw_tinmem.events import (
     ToolRegistration,
 )  # fmt: skip
 from openclaw_tinmem.llm import LLMClient
-from openclaw_tinmem.models import GLOBAL_SCOPE, Hit
+from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
-from openclaw_tinmem.recall.injection import render_block, worth_injecting
+from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 logger = logging.getLogger("openclaw_tinmem")
 SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
-_SCOPE_UNSAFE = re.compile(r"[^A-Za-z0-9._@+\-]")
 
 
-def scope_for(prefix: str, raw_id: str | None) -> str | None:
-    """``prefix:<id>`` with characters the scope grammar refuses replaced; None without an id."""
-    if not raw_id:
-        return None
-    cleaned = _SCOPE_UNSAFE.sub("_", raw_id).lstrip("._@+-")[:128]
-    return f"{prefix}:{cleaned}" if cleaned else None
-
-
-def recall_scopes(ctx: HookContext) -> list[str]:
-    """The agent's own memories, the user's (when known) and the global ones."""
-    scopes = [scope_for("agent", ctx.agent_id), scope_for("user", ctx.user_id), GLOBAL_SCOPE]
-    return [scope for scope in scopes if scope]
-
-
-def capture_scope(setting: str, ctx: HookContext) -> str:
-    if setting == "agent":
-        return scope_for("agent", ctx.agent_id) or GLOBAL_SCOPE
-    if setting == "user":
-        return scope_for("user", ctx.user_id) or scope_for("agent", ctx.agent_id) or GLOBAL_SCOPE
-    return setting
+def excluded(agent_id: str, patterns: list[str]) -> bool:
+    """True when the agent id matches one of the patterns (``fnmatch``, case-sensitive)."""
+    return any(fnmatch.fnmatchcase(agent_id, pattern) for pattern in patterns)
 
 
 class TinmemPlugin:
@@ -115,10 +99,11 @@ class TinmemPlugin:
         with self._build_lock:
             if self._worker is None:
                 extractor = self._extractor or self._default_extractor()
+                capture_filter = CaptureFilter(self.settings, CaptureCounts(self.journal.directory))
                 self._worker = CaptureWorker(
                     self.journal,
-                    CapturePipeline(self.service, extractor),
-                    CapturePipeline(self.service, RuleExtractor()),
+                    CapturePipeline(self.service, extractor, capture_filter),
+                    CapturePipeline(self.service, RuleExtractor(), capture_filter),
                     self.settings,
                 )
                 self._worker.start()
@@ -152,18 +137,24 @@ class TinmemPlugin:
     # ----------------------------------------------------------------- recall
 
     def recall_for_prompt(self, prompt: str, ctx: HookContext) -> list[Hit]:
+        """What automatic recall injects: the same recall ``memory_recall`` runs for this
+        agent (every scope it may read), kept to what relates to the message."""
         query = prompt.strip()[: self.settings.max_query_characters]
-        hits = self.service.recall(
-            query, scopes=recall_scopes(ctx), limit=self.settings.injection_limit
+        return self.service.recall(
+            query,
+            identity=Identity.from_context(ctx),
+            limit=self.settings.injection_limit,
+            min_similarity=self.settings.injection_min_similarity,
         )
-        floor = self.settings.injection_min_similarity
-        return [hit for hit in hits if worth_injecting(hit, floor)]
 
     @hookimpl
     def before_prompt_build(
         self, event: PromptBuildEvent, ctx: HookContext
     ) -> PromptContext | None:
         try:
+            settings = self.settings
+            if not settings.auto_recall or excluded(ctx.agent_id, settings.recall_exclude_agents):
+                return None
             future = self.recall_pool.submit(self.recall_for_prompt, event.prompt, ctx)
             hits = future.result(timeout=self.settings.recall_timeout_seconds)
             block = render_block(
@@ -187,9 +178,12 @@ class TinmemPlugin:
     @hookimpl
     def agent_end(self, event: AgentEndEvent, ctx: HookContext) -> None:
         try:
+            settings = self.settings
+            if not settings.auto_capture or excluded(ctx.agent_id, settings.capture_exclude_agents):
+                return
             record = TurnRecord(
                 messages=list(event.messages),
-                scope=capture_scope(self.settings.capture_scope, ctx),
+                scope=self.capture_scope(ctx),
                 context={
                     **ctx.to_dict(),
                     "success": event.success,
@@ -201,6 +195,10 @@ class TinmemPlugin:
             self.worker.notify()
         except Exception:
             logger.exception("could not journal the turn for memory capture")
+
+    def capture_scope(self, ctx: HookContext) -> str:
+        """Where this agent's turns are captured (``capture_scope``)."""
+        return resolve_scope_setting(self.settings.capture_scope, Identity.from_context(ctx))
 
     def flush(self) -> bool:
         """Wait (bounded) until journalled turns are processed."""
@@ -219,16 +217,19 @@ class TinmemPlugin:
 
     def close_session(self, event: SessionEvent, ctx: HookContext) -> None:
         """Journal a session summary (with an LLM), then wait for pending captures (bounded)."""
+        settings = self.settings
         user_messages = sum(1 for message in event.messages if message.role == "user")
         if (
-            self.settings.llm_configured()
-            and user_messages >= self.settings.session_summary_min_messages
+            settings.llm_configured()
+            and settings.auto_capture
+            and not excluded(ctx.agent_id, settings.capture_exclude_agents)
+            and user_messages >= settings.session_summary_min_messages
         ):
             try:
                 recent = event.messages[-SESSION_MESSAGES_KEPT:]
                 self.journal.write(TurnRecord(
                     messages=list(recent),
-                    scope=capture_scope(self.settings.capture_scope, ctx),
+                    scope=self.capture_scope(ctx),
                     context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
                 ))  # fmt: skip
             except Exception:
@@ -271,11 +272,21 @@ class LazyToolbox:
             self._toolbox = build_toolbox(self.owner.service)
         return self._toolbox
 
-    def handler(self, name: str) -> Callable[[Any], ToolResult]:
-        return lambda arguments: self.toolbox().call(name, arguments)
+    def handler(self, name: str) -> Callable[[Any, HookContext | None], ToolResult]:
+        """Runs the tool for the agent the host's context names (``main`` without one)."""
 
-    def async_handler(self, name: str) -> Callable[[Any], Awaitable[ToolResult]]:
-        return lambda arguments: self.toolbox().acall(name, arguments)
+        def call(arguments: Any, ctx: HookContext | None = None) -> ToolResult:
+            return self.toolbox().call(name, arguments, Identity.from_context(ctx))
+
+        return call
+
+    def async_handler(
+        self, name: str
+    ) -> Callable[[Any, HookContext | None], Awaitable[ToolResult]]:
+        def call(arguments: Any, ctx: HookContext | None = None) -> Awaitable[ToolResult]:
+            return self.toolbox().acall(name, arguments, Identity.from_context(ctx))
+
+        return call
 
 
 plugin = TinmemPlugin()

@@ -68,7 +68,11 @@ def before_compaction(event: SessionEvent, ctx: HookContext) -> None:
 
 @hookspec
 def register_tools(register: Callable[[ToolRegistration], None]) -> None:
-    """Called once at start-up: call ``register`` for each tool the plugin offers."""
+    """Called once at start-up: call ``register`` for each tool the plugin offers.
+
+    Hosts call a tool's ``handler(arguments, ctx)`` with the ``HookContext`` of the turn it
+    belongs to (None outside a turn): the context says which agent is calling.
+    """
 
 
 def hook_names() -> list[str]:

@@ -147,8 +147,11 @@ class Host:
         self._call(hook.agent_end, event=turn.end(session, reply), ctx=turn.ctx)
         return reply
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        return self.tools[name].handler(arguments)
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], session: Session | None = None
+    ) -> Any:
+        """Run a registered tool as the session's agent would (``main`` without a session)."""
+        return self.tools[name].handler(arguments, session.ctx if session else None)
 
     def end_session(self, session: Session) -> None:
         self._call(self.manager.hook.session_end, event=end_event(session), ctx=session.ctx)
@@ -184,11 +187,14 @@ class AsyncHost:
         await self._call(hook.agent_end, event=turn.end(session, reply), ctx=turn.ctx)
         return reply
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], session: Session | None = None
+    ) -> Any:
         tool = self.tools[name]
+        ctx = session.ctx if session else None
         if tool.async_handler is not None:
-            return await tool.async_handler(arguments)
-        return await asyncio.to_thread(tool.handler, arguments)
+            return await tool.async_handler(arguments, ctx)
+        return await asyncio.to_thread(tool.handler, arguments, ctx)
 
     async def end_session(self, session: Session) -> None:
         await self._call(self.manager.hook.session_end, event=end_event(session), ctx=session.ctx)

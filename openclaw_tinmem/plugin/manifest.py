@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.config_pages import toml_value
+from openclaw_tinmem.config.pages import toml_value
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, WORKSPACE_TOOLS
 
@@ -50,8 +50,9 @@ def manifest() -> dict[str, Any]:
     config = {}
     for name, field in Settings.model_fields.items():
         entry = {"env": f"TINMEM_{name.upper()}", "description": field.description or ""}
-        if field.default is not None:
-            entry["default"] = field.default
+        default = field.get_default(call_default_factory=True)
+        if default is not None and default != {}:
+            entry["default"] = default
         config[name] = entry
     return {
         "plugin": {

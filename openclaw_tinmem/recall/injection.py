@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from openclaw_tinmem.models import Category, Hit, Level, MatchKind
+from openclaw_tinmem.models import Category, Hit, Level
 
 BLOCK_TAG = "agent-experience"
 CHARACTERS_PER_TOKEN = 4
@@ -40,18 +40,6 @@ def already_visible(hit: Hit, visible: str) -> bool:
     """True when the memory's content already appears in the visible conversation."""
     content = _normalised(hit.memory.content)
     return len(content) >= 12 and content in visible
-
-
-def worth_injecting(hit: Hit, min_similarity: float) -> bool:
-    """Whether a recalled memory is related enough to the message to be injected unasked.
-
-    Recall always returns its best few, related or not. A memory that shares words with the
-    message (a full-text match) qualifies; one found by meaning alone must be close in
-    embedding space: its cosine similarity to the message at least ``min_similarity``.
-    """
-    if hit.match is not MatchKind.VECTOR or min_similarity <= 0:
-        return True
-    return hit.similarity is not None and hit.similarity >= min_similarity
 
 
 def render_block(

@@ -18,20 +18,22 @@ from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.models import Category, Hit, Memory
 from openclaw_tinmem.recall.episodes import blend_with_episodes
 from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
-from openclaw_tinmem.recall.scoring import final_score, rerank_text, sigmoid
+from openclaw_tinmem.recall.scoring import final_score, is_related, rerank_text, sigmoid
 from openclaw_tinmem.store.table import MemoryStore
 
 
 @dataclass(frozen=True)
 class RecallRequest:
-    """One validated recall: what to look for, where, and how many."""
+    """One validated recall: what to look for, where, how many, and under which settings."""
 
+    settings: Settings
     query: str
-    scopes: Sequence[str]
+    scopes: Sequence[str] | None  # None: every scope
     categories: Sequence[Category] | None
     limit: int
     min_score: float
     rerank: bool
+    min_similarity: float = 0.0
 
 
 class RecallPipeline:
@@ -39,14 +41,12 @@ class RecallPipeline:
 
     def __init__(
         self,
-        settings: Settings,
         store: MemoryStore,
         embedder: Embedder,
         late_interaction: LateInteraction,
         reranker: Callable[[], Reranker],
         executor: Executor,
     ) -> None:
-        self.settings = settings
         self.store = store
         self.embedder = embedder
         self.late_interaction = late_interaction
@@ -55,7 +55,7 @@ class RecallPipeline:
 
     def run(self, request: RecallRequest, now: datetime) -> list[Hit]:
         """The best hits for ``request``, best first, scored at ``now``."""
-        settings = self.settings
+        settings = request.settings
         late = self.late_interaction.enabled and settings.late_interaction
         depth = max(
             request.limit * 2,
@@ -76,11 +76,11 @@ class RecallPipeline:
         if not candidates:
             return []
         if query_tokens is not None:
-            candidates = self._late_interaction(query_tokens, candidates, memories)
+            candidates = self._late_interaction(settings, query_tokens, candidates, memories)
         if settings.episode_weight > 0:
-            candidates = self._episodes(candidates, memories, late)
+            candidates = self._episodes(settings, candidates, memories, late)
         if request.rerank:
-            candidates = self._cross_encoder(request.query, candidates, memories)
+            candidates = self._cross_encoder(settings, request.query, candidates, memories)
         hits = [
             Hit(
                 memories[candidate.id],
@@ -91,12 +91,16 @@ class RecallPipeline:
             )
             for candidate in candidates
         ]
-        hits = [hit for hit in hits if hit.score >= request.min_score]
+        hits = [
+            hit
+            for hit in hits
+            if hit.score >= request.min_score and is_related(hit, request.min_similarity)
+        ]
         return sorted(hits, key=lambda hit: -hit.score)[: request.limit]
 
     def _fused(self, request: RecallRequest, pool: int) -> list[Candidate]:
         """Full-text and vector candidates fused; full text runs while the query is embedded."""
-        settings = self.settings
+        settings = request.settings
         scopes, categories = request.scopes, request.categories
         text_future = (
             self.executor.submit(
@@ -121,33 +125,42 @@ class RecallPipeline:
 
     def _late_interaction(
         self,
+        settings: Settings,
         query_tokens: Future[Matrix],
         candidates: list[Candidate],
         memories: dict[str, Memory],
     ) -> list[Candidate]:
-        head = candidates[: self.settings.late_interaction_candidates]
+        head = candidates[: settings.late_interaction_candidates]
         scores = self.late_interaction.score(
             query_tokens.result(), [memories[candidate.id] for candidate in head], self.store
         )
         return apply_rerank(candidates, scores)
 
     def _episodes(
-        self, candidates: list[Candidate], memories: dict[str, Memory], late: bool
+        self,
+        settings: Settings,
+        candidates: list[Candidate],
+        memories: dict[str, Memory],
+        late: bool,
     ) -> list[Candidate]:
-        head = candidates[: self.settings.late_interaction_candidates] if late else candidates
+        head = candidates[: settings.late_interaction_candidates] if late else candidates
         blended = blend_with_episodes(
             [candidate.relevance for candidate in head],
             [memories[candidate.id].created_at for candidate in head],
-            gap=timedelta(minutes=self.settings.episode_gap_minutes),
-            weight=self.settings.episode_weight,
+            gap=timedelta(minutes=settings.episode_gap_minutes),
+            weight=settings.episode_weight,
         )
         return apply_rerank(candidates, blended)
 
     def _cross_encoder(
-        self, query: str, candidates: list[Candidate], memories: dict[str, Memory]
+        self,
+        settings: Settings,
+        query: str,
+        candidates: list[Candidate],
+        memories: dict[str, Memory],
     ) -> list[Candidate]:
-        head = candidates[: self.settings.rerank_candidates]
-        characters = self.settings.rerank_context_characters
+        head = candidates[: settings.rerank_candidates]
+        characters = settings.rerank_context_characters
         texts = [rerank_text(memories[candidate.id], characters) for candidate in head]
         logits = self.reranker().score(query, texts)
         return apply_rerank(candidates, [sigmoid(logit) for logit in logits])

@@ -20,7 +20,7 @@ import math
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.models import Memory
+from openclaw_tinmem.models import Hit, MatchKind, Memory
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -62,3 +62,15 @@ def final_score(relevance: float, memory: Memory, now: datetime, settings: Setti
         + weight_recency * recency(memory, now, settings.recency_half_life_days)
     )
     return relevance * factor
+
+
+def is_related(hit: Hit, min_similarity: float) -> bool:
+    """Whether a recalled memory relates to the query at all.
+
+    Ranking always fills its list, related or not. A memory that shares words with the query
+    (a full-text match) is related; one found by meaning alone must be close in embedding
+    space: its cosine similarity to the query at least ``min_similarity`` (0: any).
+    """
+    if hit.match is not MatchKind.VECTOR or min_similarity <= 0:
+        return True
+    return hit.similarity is not None and hit.similarity >= min_similarity

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
-from openclaw_tinmem.models import GLOBAL_SCOPE, Category, Level, validate_memory_id, validate_scope
+from openclaw_tinmem.models import Category, Level, validate_memory_id, validate_scope
 
 MAX_CONTENT_CHARACTERS = 20_000
 MAX_QUERY_CHARACTERS = 2_000
@@ -46,12 +46,28 @@ def _scope(value: str | None) -> str | None:
     return None if value is None else validate_scope(value)
 
 
+def _scopes(value: str | list[str] | None) -> list[str] | None:
+    """One scope or a list of them, as a list (None: the caller's readable scopes)."""
+    if value is None:
+        return None
+    scopes = [value] if isinstance(value, str) else value
+    if not scopes:
+        raise ValueError("give at least one scope, or leave scope out")
+    return [validate_scope(scope) for scope in scopes]
+
+
+READ_SCOPE_HELP = (
+    "Memory namespace, or a list of them (default: every scope you may read: global, your "
+    "agent's and your user's)"
+)
+
+
 class RecallArguments(ToolArguments):
     query: str = Field(
         min_length=1, max_length=MAX_QUERY_CHARACTERS,
         description="What to look for, in natural language",
     )  # fmt: skip
-    scope: str = Field(GLOBAL_SCOPE, description="Memory namespace (default: global)")
+    scope: str | list[str] | None = Field(None, description=READ_SCOPE_HELP)
     categories: list[Category] | None = Field(
         None, description=f"Only these categories: {CATEGORY_NAMES}"
     )
@@ -60,7 +76,11 @@ class RecallArguments(ToolArguments):
         Level.L1, description="Detail returned: L0 headline, L1 summary (default), L2 full content"
     )
 
-    _check_scope = field_validator("scope")(_scope)
+    _check_scope = field_validator("scope")(_scopes)
+
+    @property
+    def scopes(self) -> list[str] | None:
+        return _scopes(self.scope)
 
 
 class StoreArguments(ToolArguments):
@@ -68,7 +88,7 @@ class StoreArguments(ToolArguments):
         min_length=1, max_length=MAX_CONTENT_CHARACTERS, description="The information to store"
     )
     category: Category = Field(description=f"One of: {CATEGORY_NAMES}")
-    scope: str = Field(GLOBAL_SCOPE, description="Memory namespace (default: global)")
+    scope: str | None = Field(None, description="Memory namespace (default: global)")
     importance: float = Field(0.5, ge=0.0, le=1.0, description="0.0-1.0 (default 0.5)")
     tags: list[str] | None = Field(None, max_length=32, description="Keywords for searchability")
 
@@ -81,10 +101,18 @@ class ForgetArguments(ToolArguments):
         None, min_length=1, max_length=MAX_QUERY_CHARACTERS,
         description="Delete memories matching this query (only confident matches are deleted)",
     )  # fmt: skip
-    scope: str | None = Field(None, description="Only delete within this scope")
+    scope: str | list[str] | None = Field(
+        None,
+        description="Only delete within this scope or these scopes (default: every scope you "
+        "may read and write)",
+    )
     categories: list[Category] | None = Field(None, description="Only delete these categories")
 
-    _check_scope = field_validator("scope")(_scope)
+    _check_scope = field_validator("scope")(_scopes)
+
+    @property
+    def scopes(self) -> list[str] | None:
+        return _scopes(self.scope)
 
     @field_validator("id")
     @classmethod
@@ -197,6 +225,7 @@ def _clean(node: Any, definitions: dict[str, Any]) -> Any:
         if len(options) == 1:
             merged = {**{k: v for k, v in node.items() if k != "anyOf"}, **options[0]}
             return _clean(merged, definitions)
+        node = {**node, "anyOf": options}
     cleaned = {key: _clean(value, definitions) for key, value in node.items() if key != "title"}
     if cleaned.get("default", "absent") is None:
         del cleaned["default"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from openclaw_tinmem.tools.arguments import (
     ForgetArguments,
@@ -22,6 +22,9 @@ from openclaw_tinmem.tools.arguments import (
     WriteArguments,
     json_schema,
 )
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.access import Identity
 
 ToolSets = Literal["tinmem", "workspace", "both"]
 ToolSet = Literal["tinmem", "workspace"]
@@ -39,7 +42,7 @@ class ToolResult:
         return isinstance(self.data, dict) and "error" in self.data
 
 
-Handler = Callable[[Any], ToolResult]
+Handler = Callable[[Any, "Identity"], ToolResult]  # (validated arguments, caller)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ RECALL_DESCRIPTION = (
     "Look up memories from earlier conversations: the user's background and preferences, past "
     "decisions, known projects and people, problems solved before. Call it when the user "
     "refers to something discussed earlier or when past context would change your answer. "
-    "Results come best first; a score only orders them and is not a probability."
+    "Only related memories come back (an unrelated query returns none), best first; a score "
+    "only orders them and is not a probability."
 )
 STORE_DESCRIPTION = (
     "Keep a piece of information for future conversations: personal facts the user shares, "

@@ -3,21 +3,39 @@
 Tools are listed with their JSON Schemas and descriptions; each call runs through the same
 ``Toolbox`` as the plugin and the CLI, in a worker thread so the server's event loop never
 blocks. Invalid input comes back as a tool error (``is_error``) with the same clear message.
+
+Every call acts for an identity. Over stdio it is the one the server was started with
+(``--agent-id``/``--user-id``, or ``--admin``). Over HTTP, when ``access_tokens`` are
+configured, each request must carry ``Authorization: Bearer <token>`` and acts for that
+token's identity; without tokens the server acts for its own identity and binds loopback only.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import anyio
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.config.settings import AccessToken
+from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 SERVER_NAME = "openclaw-tinmem"
 DEFAULT_HTTP_PORT = 8765
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+IDENTITY_STATE_KEY = "tinmem_identity"
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def build_server(toolbox: Toolbox) -> Any:
@@ -35,7 +53,8 @@ def build_server(toolbox: Toolbox) -> Any:
         ])  # fmt: skip
 
     async def call_tool(context: Any, params: Any) -> Any:
-        result = await toolbox.acall(params.name, params.arguments or {})
+        identity = request_identity(context)
+        result = await toolbox.acall(params.name, params.arguments or {}, identity)
         payload = json.dumps(result.data, ensure_ascii=False, default=str)
         structured = result.data if isinstance(result.data, dict) else {"result": result.data}
         return types.CallToolResult(
@@ -52,6 +71,93 @@ def build_server(toolbox: Toolbox) -> Any:
                   on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
 
 
+def request_identity(context: Any) -> Identity | None:
+    """The identity the HTTP request's token stands for (None: the server's own)."""
+    request = getattr(context, "request", None)
+    state = getattr(request, "scope", {}).get("state") or {}
+    identity = state.get(IDENTITY_STATE_KEY)
+    return identity if isinstance(identity, Identity) else None
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> tuple[str, str]:
+    """A random bearer token and its sha256 (what the config stores)."""
+    token = secrets.token_urlsafe(32)
+    return token, token_digest(token)
+
+
+class TokenIdentities:
+    """Bearer tokens -> identities, compared by their sha256 in constant time."""
+
+    def __init__(self, tokens: dict[str, AccessToken]) -> None:
+        self._digests: list[tuple[str, Identity]] = []
+        for name, entry in tokens.items():
+            if entry.token_sha256:
+                digest = entry.token_sha256
+            elif entry.token is not None and entry.token.get_secret_value():
+                digest = token_digest(entry.token.get_secret_value())
+            else:
+                raise ConfigError(
+                    f"access token {name!r} needs token_sha256 or token", field="access_tokens"
+                )
+            identity = Identity(
+                agent_id=entry.agent_id, user_id=entry.user_id, admin=entry.admin, via="mcp"
+            )
+            self._digests.append((digest, identity))
+
+    def __bool__(self) -> bool:
+        return bool(self._digests)
+
+    def identify(self, token: str) -> Identity | None:
+        digest = token_digest(token)
+        found = None
+        for known, identity in self._digests:  # no early exit: time does not tell which
+            if hmac.compare_digest(known, digest):
+                found = identity
+        return found
+
+
+def require_tokens(app: ASGIApp, tokens: TokenIdentities) -> ASGIApp:
+    """Every HTTP request must carry a known bearer token; its identity goes to the handlers."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value for key, value in scope["headers"]}
+        header = headers.get("authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        identity = tokens.identify(token.strip()) if scheme.lower() == "bearer" else None
+        if identity is None:
+            reason = "missing bearer token" if not header else "unknown bearer token"
+            body = json.dumps({"error": {"type": "unauthorized", "message": reason}}).encode()
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+            ]})  # fmt: skip
+            await send({"type": "http.response.body", "body": body})
+            return
+        scope.setdefault("state", {})[IDENTITY_STATE_KEY] = identity
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def http_app(toolbox: Toolbox, settings: Settings, host: str) -> ASGIApp:
+    """The streamable HTTP app, behind bearer tokens when any are configured."""
+    tokens = TokenIdentities(settings.access_tokens)
+    if not tokens and host not in LOOPBACK_HOSTS:
+        raise ConfigError(
+            f"refusing to serve MCP on {host} without access tokens: configure access_tokens "
+            "('tinmem mcp token' makes one) or bind 127.0.0.1",
+            field="host",
+        )
+    app: ASGIApp = build_server(toolbox).streamable_http_app(host=host)
+    return require_tokens(app, tokens) if tokens else app
+
+
 async def serve_stdio(toolbox: Toolbox) -> None:
     from mcp.server.stdio import stdio_server
 
@@ -60,21 +166,22 @@ async def serve_stdio(toolbox: Toolbox) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_http(toolbox: Toolbox, port: int) -> None:
-    """Streamable HTTP on 127.0.0.1 only."""
-    import uvicorn
-
-    server = build_server(toolbox)
-    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
-
-
-def run(settings: Settings, *, http_port: int | None = None) -> None:
+def run(
+    settings: Settings,
+    *,
+    identity: Identity,
+    http_port: int | None = None,
+    host: str = "127.0.0.1",
+) -> None:
     service = MemoryService.from_settings(settings)
     try:
-        toolbox = build_toolbox(service)
+        toolbox = build_toolbox(service, identity=identity)
         if http_port is None:
             anyio.run(serve_stdio, toolbox)
         else:
-            serve_http(toolbox, http_port)
+            import uvicorn
+
+            app = http_app(toolbox, settings, host)
+            uvicorn.run(app, host=host, port=http_port, log_level="warning")
     finally:
         service.close()

@@ -14,6 +14,7 @@ from openclaw_tinmem.tools.arguments import (
 from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, Handler, ToolDefinition, ToolResult
 
 if TYPE_CHECKING:
+    from openclaw_tinmem.access import Identity
     from openclaw_tinmem.service import MemoryService
 
 
@@ -38,12 +39,13 @@ class MemoryTools:
         }  # fmt: skip
         return [(definition, functions[definition.name]) for definition in TINMEM_TOOLS]
 
-    def recall(self, arguments: RecallArguments) -> ToolResult:
+    def recall(self, arguments: RecallArguments, identity: Identity) -> ToolResult:
         hits = self.service.recall(
             arguments.query,
-            scopes=[arguments.scope],
+            scopes=arguments.scopes,
             categories=arguments.categories,
             limit=arguments.limit,
+            identity=identity,
         )
         level = Level(arguments.level)
         results = [hit.to_dict(level) for hit in hits]
@@ -53,7 +55,7 @@ class MemoryTools:
         text = "\n".join(lines) if lines else "No relevant memories."
         return ToolResult({"results": results, "count": len(results), "level": level.value}, text)
 
-    def store(self, arguments: StoreArguments) -> ToolResult:
+    def store(self, arguments: StoreArguments, identity: Identity) -> ToolResult:
         outcome = self.service.remember(
             arguments.content,
             arguments.category,
@@ -61,6 +63,7 @@ class MemoryTools:
             importance=arguments.importance,
             tags=arguments.tags,
             source=Source.TOOL,
+            identity=identity,
         )
         data: dict[str, Any] = {
             "id": outcome.memory.id,
@@ -76,12 +79,13 @@ class MemoryTools:
             data["duplicate_of"] = outcome.target_id
         return ToolResult(data, _outcome_text(outcome))
 
-    def forget(self, arguments: ForgetArguments) -> ToolResult:
+    def forget(self, arguments: ForgetArguments, identity: Identity) -> ToolResult:
         outcome = self.service.forget(
             memory_id=arguments.id,
             query=arguments.query,
-            scopes=[arguments.scope] if arguments.scope else None,
+            scopes=arguments.scopes,
             categories=arguments.categories,
+            identity=identity,
         )
         deleted = [memory.id for memory in outcome.deleted]
         data: dict[str, Any] = {"deleted": deleted}
@@ -100,7 +104,7 @@ class MemoryTools:
             + ", ".join(deleted),
         )
 
-    def update(self, arguments: UpdateArguments) -> ToolResult:
+    def update(self, arguments: UpdateArguments, identity: Identity) -> ToolResult:
         memory = self.service.update(
             arguments.id,
             content=arguments.content,
@@ -108,5 +112,6 @@ class MemoryTools:
             headline=arguments.headline,
             importance=arguments.importance,
             tags=arguments.tags,
+            identity=identity,
         )
         return ToolResult({"memory": memory.public_dict()}, f"Updated memory {memory.id}.")

@@ -1,39 +1,64 @@
-"""Sliding-window rate limits per key (an agent), with an injectable clock."""
+"""Sliding-window rate limits per key (an agent), shared by every process on the machine.
+
+Calls are recorded in a small SQLite file (beside the capture journal), so the limits hold
+across processes: each ``tinmem tool`` run, each MCP server and each host count against the
+same windows. SQLite serialises the check-and-record of concurrent callers.
+"""
 
 from __future__ import annotations
 
-import threading
+import sqlite3
 import time
-from collections import defaultdict, deque
 from collections.abc import Callable
+from pathlib import Path
 
 from openclaw_tinmem.errors import RateLimitError
 
 MINUTE = 60.0
 HOUR = 3600.0
+SCHEMA = "CREATE TABLE IF NOT EXISTS calls (key TEXT NOT NULL, at REAL NOT NULL)"
+INDEX = "CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key, at)"
+BUSY_TIMEOUT_SECONDS = 10.0
 
 
 class RateLimiter:
     """At most ``per_minute`` calls in any 60 s and ``per_hour`` in any 3600 s, per key."""
 
     def __init__(
-        self, per_minute: int, per_hour: int, clock: Callable[[], float] = time.monotonic
+        self,
+        per_minute: int,
+        per_hour: int,
+        path: Path,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.limits = ((MINUTE, per_minute), (HOUR, per_hour))
+        self.path = path
         self.clock = clock
-        self._calls: dict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as connection:
+            connection.execute(SCHEMA)
+            connection.execute(INDEX)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
 
     def check(self, key: str, tool: str) -> None:
         """Record a call, or raise RateLimitError saying when the next one is allowed."""
-        with self._lock:
+        connection = self._connect()
+        try:
+            connection.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
             now = self.clock()
-            calls = self._calls[key]
-            while calls and now - calls[0] >= HOUR:
-                calls.popleft()
+            connection.execute("DELETE FROM calls WHERE key = ? AND at <= ?", (key, now - HOUR))
+            moments = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT at FROM calls WHERE key = ? ORDER BY at", (key,)
+                )
+            ]
             for window, limit in self.limits:
-                recent = [moment for moment in calls if now - moment < window]
+                recent = [moment for moment in moments if now - moment < window]
                 if len(recent) >= limit:
+                    connection.execute("ROLLBACK")
                     retry_after = window - (now - recent[-limit])
                     unit = "minute" if window == MINUTE else "hour"
                     raise RateLimitError(
@@ -41,4 +66,7 @@ class RateLimiter:
                         f"{retry_after:.0f} s",
                         retry_after_seconds=retry_after,
                     )
-            calls.append(now)
+            connection.execute("INSERT INTO calls (key, at) VALUES (?, ?)", (key, now))
+            connection.execute("COMMIT")
+        finally:
+            connection.close()

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.tools.arguments import parse_arguments
 from openclaw_tinmem.tools.definitions import Handler, ToolDefinition, ToolResult, enabled_sets
@@ -22,10 +23,20 @@ logger = logging.getLogger("openclaw_tinmem")
 
 
 class Toolbox:
-    """Tools by name, each a definition and the handler that runs it."""
+    """Tools by name, each a definition and the handler that runs it.
 
-    def __init__(self, tools: Iterable[tuple[ToolDefinition, Handler]] = ()) -> None:
+    Every call runs for an identity: the one given to ``call``, else the toolbox's own (an
+    agent for the plugin, the flags or token for MCP, the administrator for the CLI).
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[tuple[ToolDefinition, Handler]] = (),
+        *,
+        identity: Identity | None = None,
+    ) -> None:
         self.tools: dict[str, tuple[ToolDefinition, Handler]] = {}
+        self.identity = identity or Identity()
         self.extend(tools)
 
     def names(self) -> list[str]:
@@ -42,7 +53,7 @@ class Toolbox:
         for definition, handler in tools:
             self.tools[definition.name] = (definition, handler)
 
-    def call(self, name: str, arguments: Any) -> ToolResult:
+    def call(self, name: str, arguments: Any, identity: Identity | None = None) -> ToolResult:
         """Run one tool call; every failure becomes an error result, never an exception."""
         entry = self.tools.get(name)
         if entry is None:
@@ -51,7 +62,9 @@ class Toolbox:
             return ToolResult({"error": error}, error["message"])
         try:
             definition, handler = entry
-            return handler(parse_arguments(definition.arguments, arguments))
+            return handler(
+                parse_arguments(definition.arguments, arguments), identity or self.identity
+            )
         except TinmemError as error:
             return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
         except Exception as error:  # the host must never see an exception from a tool
@@ -59,20 +72,23 @@ class Toolbox:
             details = {"type": "internal_error", "message": f"{type(error).__name__}: {error}"}
             return ToolResult({"error": details}, f"Error: {details['message']}")
 
-    async def acall(self, name: str, arguments: Any) -> ToolResult:
+    async def acall(
+        self, name: str, arguments: Any, identity: Identity | None = None
+    ) -> ToolResult:
         """``call`` for async hosts: runs in a worker thread so the event loop never blocks."""
-        return await asyncio.to_thread(self.call, name, arguments)
+        return await asyncio.to_thread(self.call, name, arguments, identity)
 
 
-def build_toolbox(service: MemoryService, *, agent_id: str = "main") -> Toolbox:
-    """The tools the configuration asks for (``tool_sets``), bound to ``service``."""
+def build_toolbox(service: MemoryService, *, identity: Identity | None = None) -> Toolbox:
+    """The tools the configuration asks for (``tool_sets``), bound to ``service``, acting for
+    ``identity`` unless a call names another (the default agent, ``main``, for None)."""
     from openclaw_tinmem.tools.memory import MemoryTools
     from openclaw_tinmem.tools.workspace import WorkspaceTools
 
-    toolbox = Toolbox()
+    toolbox = Toolbox(identity=identity)
     for tool_set in enabled_sets(service.settings.tool_sets):
         if tool_set == "tinmem":
             toolbox.extend(MemoryTools(service).handlers())
         else:
-            toolbox.extend(WorkspaceTools(service, agent_id=agent_id).handlers())
+            toolbox.extend(WorkspaceTools(service).handlers())
     return toolbox

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from openclaw_tinmem.models import GLOBAL_SCOPE, Level, utc_now
+from openclaw_tinmem.models import Level, utc_now
 from openclaw_tinmem.tools.arguments import (
     ReadArguments,
     SearchArguments,
@@ -19,24 +19,32 @@ from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_
 from openclaw_tinmem.workspace.store import WorkspaceStore, rfc3339, word_count
 
 if TYPE_CHECKING:
+    from openclaw_tinmem.access import Identity
     from openclaw_tinmem.service import MemoryService
+
+
+RATE_LIMITS_FILE = "rate-limits.sqlite3"
+
+
+def rate_key(identity: Identity) -> str:
+    """Whose quota a call counts against: its agent (the administrator has its own)."""
+    return "administrator" if identity.admin else f"agent:{identity.agent_id}"
 
 
 class WorkspaceTools:
     """Handlers of the workspace tools over one WorkspaceStore."""
 
-    def __init__(self, service: MemoryService, *, agent_id: str = "main",
-                 clock: Callable[[], datetime] = utc_now,
+    def __init__(self, service: MemoryService, *, clock: Callable[[], datetime] = utc_now,
                  rate_clock: Callable[[], float] | None = None) -> None:  # fmt: skip
         self.service = service
         self.workspace = WorkspaceStore(service.store, service.embedder)
-        self.agent_id = agent_id
         self.clock = clock
         settings = service.settings
         limiter_options = {"clock": rate_clock} if rate_clock else {}
         self.limiter = RateLimiter(
             settings.workspace_writes_per_minute,
             settings.workspace_writes_per_hour,
+            settings.resolved_journal_path() / RATE_LIMITS_FILE,
             **limiter_options,
         )
 
@@ -47,16 +55,14 @@ class WorkspaceTools:
         }  # fmt: skip
         return [(definition, functions[definition.name]) for definition in WORKSPACE_TOOLS]
 
-    def search(self, arguments: SearchArguments) -> ToolResult:
+    def search(self, arguments: SearchArguments, identity: Identity) -> ToolResult:
         results: list[dict[str, Any]] = [
             {"content": hit.content, "score": hit.score, "document_id": hit.document_id,
              "is_hybrid_match": hit.is_hybrid_match, "path": hit.path}
             for hit in self.workspace.search(arguments.query, arguments.limit)
         ]  # fmt: skip
         if self.service.settings.workspace_search_memories:
-            hits = self.service.recall(
-                arguments.query, scopes=[GLOBAL_SCOPE], limit=arguments.limit
-            )
+            hits = self.service.recall(arguments.query, limit=arguments.limit, identity=identity)
             results += [
                 {"content": hit.memory.text_at(Level.L1), "score": round(hit.score, 4),
                  "document_id": hit.memory.id, "is_hybrid_match": hit.match.value == "both",
@@ -70,10 +76,10 @@ class WorkspaceTools:
         data = {"query": arguments.query, "results": results, "result_count": len(results)}
         return ToolResult(data, text or "No matches.")
 
-    def write(self, arguments: WriteArguments) -> ToolResult:
+    def write(self, arguments: WriteArguments, identity: Identity) -> ToolResult:
         now = self.clock()
         path = resolve_target(arguments.target, now)
-        self.limiter.check(self.agent_id, "memory_write")
+        self.limiter.check(rate_key(identity), "memory_write")
         content = arguments.content.strip()
         separator = "\n\n"
         if arguments.target == "daily_log":
@@ -85,7 +91,7 @@ class WorkspaceTools:
                 "content_length": len(written.encode("utf-8"))}  # fmt: skip
         return ToolResult(data, f"Wrote {data['content_length']} bytes to {document.path}.")
 
-    def read(self, arguments: ReadArguments) -> ToolResult:
+    def read(self, arguments: ReadArguments, identity: Identity) -> ToolResult:
         document = self.workspace.read(normalise_path(arguments.path))
         data = {
             "path": document.path, "content": document.content,
@@ -93,7 +99,7 @@ class WorkspaceTools:
         }  # fmt: skip
         return ToolResult(data, document.content)
 
-    def tree(self, arguments: TreeArguments) -> ToolResult:
+    def tree(self, arguments: TreeArguments, identity: Identity) -> ToolResult:
         root = normalise_path(arguments.path, allow_root=True)
         tree = build_tree(self.workspace.paths(), root, arguments.depth)
         return ToolResult(tree, _tree_text(tree) or "(empty)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -16,6 +17,12 @@ HEARTBEAT_FILE = "HEARTBEAT.md"
 DAILY_DIRECTORY = "daily"
 PROTECTED_FILES = frozenset({"IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md"})
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\- ]*$")
+
+
+def is_protected(path: str) -> bool:
+    """True for an identity file at any depth, whatever its case or Unicode form."""
+    name = unicodedata.normalize("NFKC", path.split("/")[-1]).casefold()
+    return name in {protected.casefold() for protected in PROTECTED_FILES}
 
 
 def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) -> str:
@@ -53,7 +60,7 @@ def resolve_target(target: str, today: datetime) -> str:
     named = {"memory": MEMORY_FILE, "heartbeat": HEARTBEAT_FILE,
              "daily_log": f"{DAILY_DIRECTORY}/{today:%Y-%m-%d}.md"}  # fmt: skip
     path = named.get(target) or normalise_path(target, field="target")
-    if path.split("/")[-1] in PROTECTED_FILES:
+    if is_protected(path):
         raise InvalidArgumentError(
             f"{path} is an identity file and cannot be written through tools", field="target"
         )

@@ -21,6 +21,7 @@ def run(settings: Settings, tmp_path: Path):  # type: ignore[no-untyped-def]
         "TINMEM_MODEL_DIR": settings.model_dir,
         "TINMEM_CONFIG": str(tmp_path / "tinmem.toml"),
         "TINMEM_TRACK_ACCESS": "false",
+        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
     }
     (tmp_path / "tinmem.toml").write_text("")
 
@@ -198,3 +199,22 @@ def test_optimize_folds_new_rows_into_the_index_and_reports_it(run) -> None:  # 
     assert report["before"]["unindexed_rows"] == 2 and report["after"]["unindexed_rows"] == 0
     assert report["after"]["table_fragments"] == 1
     assert "unindexed_rows: 0 -> 0" in run("optimize").stdout
+
+
+def test_the_cli_is_the_administrator_unless_told_to_act_as_an_agent(run) -> None:  # type: ignore[no-untyped-def]
+    stored = run("tool", "memory_store", json.dumps(
+        {"content": "Priya is allergic to peanuts", "category": "profile", "scope": "agent:demo"}
+    ))  # fmt: skip
+    assert stored.exit_code == 0, stored.output
+    found = run("tool", "memory_recall", json.dumps({"query": "peanut allergy"}))
+    assert "peanuts" in found.output  # the administrator reads every scope
+    assert "peanuts" in run("search", "peanut allergy").output
+    assert "peanuts" in run("--agent-id", "demo", "search", "peanut allergy").output
+    other = run("--agent-id", "beta", "tool", "memory_recall", json.dumps({"query": "peanuts"}))
+    assert other.exit_code == 0 and json.loads(other.output)["results"] == []
+    denied = run("--agent-id", "beta", "tool", "memory_recall",
+                 json.dumps({"query": "peanuts", "scope": "agent:demo"}))  # fmt: skip
+    assert denied.exit_code == 2 and json.loads(denied.output)["error"]["type"] == "access_denied"
+    refused = run("--agent-id", "beta", "export")
+    assert refused.exit_code == 2 and "administrator" in refused.output
+    assert "acts as the administrator" in " ".join(run("--help").output.split())

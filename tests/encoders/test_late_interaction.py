@@ -140,7 +140,7 @@ def test_memories_without_token_vectors_are_encoded_at_recall(
     assert "2 memories have no token vectors" in store_check["detail"]
     assert maintenance.reembed(reader) == 2  # reembed fills the token vectors in
     assert maintenance.statistics(reader.store)["without_token_vectors"] == 0
-    assert len(stored_tokens(reader.store, [hit.memory.id for hit in hits])) == 2
+    assert len(stored_tokens(reader.store, [m.id for m in reader.store.list_memories()])) == 2
 
 
 def test_a_table_from_an_older_version_gains_the_new_columns(

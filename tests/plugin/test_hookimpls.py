@@ -1,6 +1,6 @@
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,6 @@ from openclaw_tinmem.events import (
     ToolRegistration,
 )
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.plugin.hookimpls import TinmemPlugin, recall_scopes, scope_for
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.plugin.host import Host, load_plugins
 from openclaw_tinmem.testing import FakeLLM, Reply
@@ -24,27 +23,6 @@ from openclaw_tinmem.testing import FakeLLM, Reply
 
 def echo_model(messages: Sequence[Message], tools: Sequence[ToolRegistration]) -> str:
     return "Noted."
-
-
-@pytest.fixture
-def plugin_settings(settings: Settings, tmp_path: Path) -> Settings:
-    return settings.model_copy(
-        update={"journal_path": str(tmp_path / "journal"), "capture_retry_seconds": 0.0}
-    )
-
-
-@pytest.fixture
-def make_plugin() -> Iterator[object]:
-    plugins: list[TinmemPlugin] = []
-
-    def build(settings: Settings) -> TinmemPlugin:
-        plugin = TinmemPlugin(settings)
-        plugins.append(plugin)
-        return plugin
-
-    yield build
-    for plugin in plugins:
-        plugin.close()
 
 
 def test_the_entry_point_registers_the_plugin_without_doing_work() -> None:
@@ -55,16 +33,6 @@ def test_the_entry_point_registers_the_plugin_without_doing_work() -> None:
     assert implemented == set(hook_names())
     assert plugin_module.plugin._service is None  # nothing built at import or registration
     assert ENTRY_POINT_GROUP == "openclaw.plugins"
-
-
-def test_scopes_from_context() -> None:
-    assert recall_scopes(HookContext(agent_id="main", user_id="ana@example.com")) == [
-        "agent:main",
-        "user:ana@example.com",
-        "global",
-    ]
-    assert scope_for("user", "+1 (555) 010") == "user:1__555__010"
-    assert scope_for("user", "") is None
 
 
 def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ from openclaw_tinmem.recall.injection import (
     estimate_tokens,
     neutralise,
     render_block,
-    worth_injecting,
 )
+from openclaw_tinmem.recall.scoring import is_related
 
 
 def _hit(
@@ -65,10 +65,10 @@ def _found(match: MatchKind, similarity: float | None) -> Hit:
 
 
 def test_memories_found_by_meaning_alone_must_be_close_to_be_injected() -> None:
-    assert not worth_injecting(_found(MatchKind.VECTOR, 0.54), 0.55)
-    assert worth_injecting(_found(MatchKind.VECTOR, 0.55), 0.55)
+    assert not is_related(_found(MatchKind.VECTOR, 0.54), 0.55)
+    assert is_related(_found(MatchKind.VECTOR, 0.55), 0.55)
     # sharing words with the message is evidence enough, however far the embedding
-    assert worth_injecting(_found(MatchKind.FULL_TEXT, None), 0.55)
-    assert worth_injecting(_found(MatchKind.BOTH, 0.2), 0.55)
+    assert is_related(_found(MatchKind.FULL_TEXT, None), 0.55)
+    assert is_related(_found(MatchKind.BOTH, 0.2), 0.55)
     # a floor of 0 turns the check off
-    assert worth_injecting(_found(MatchKind.VECTOR, 0.1), 0.0)
+    assert is_related(_found(MatchKind.VECTOR, 0.1), 0.0)

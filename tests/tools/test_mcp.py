@@ -4,6 +4,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 from mcp.client.session import ClientSession
@@ -126,3 +127,128 @@ async def test_mcp_server_over_streamable_http(settings: Settings, tmp_path: Pat
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def _environment(settings: Settings, tmp_path: Path, **extra: str) -> dict[str, str]:
+    (tmp_path / "none.toml").write_text("")
+    return {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
+        "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+        **extra,
+    }
+
+
+async def test_mcp_over_stdio_acts_for_the_agent_it_was_started_as(
+    settings: Settings, tmp_path: Path
+) -> None:
+    arguments = ["-m", "openclaw_tinmem", "mcp", "--agent-id", "alpha", "--user-id", "ana"]
+    parameters = StdioServerParameters(
+        command=sys.executable, args=arguments, env=_environment(settings, tmp_path)
+    )
+    with anyio.fail_after(120):
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            mine = await session.call_tool(
+                "memory_store",
+                {"content": "Ana keeps a cactus", "category": "entities", "scope": "user:ana"},
+            )
+            assert not mine.is_error
+            theirs = await session.call_tool(
+                "memory_store",
+                {"content": "Bob keeps a fern", "category": "entities", "scope": "user:bob"},
+            )
+            assert theirs.is_error and "user:bob" in theirs.content[0].text
+            found = await session.call_tool("memory_recall", {"query": "which plant"})
+            assert "cactus" in found.content[0].text
+
+
+def _digest(token: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def test_mcp_over_http_maps_bearer_tokens_to_identities(
+    settings: Settings, tmp_path: Path
+) -> None:
+    import httpx2
+
+    tokens = {
+        "alpha": {"token_sha256": _digest("alpha-secret"), "agent_id": "alpha"},
+        "beta": {"token": "${BETA_TOKEN}", "agent_id": "beta"},
+    }
+    config = tmp_path / "tokens.toml"
+    config.write_text(
+        "[tinmem.access_tokens.alpha]\n"
+        f'token_sha256 = "{tokens["alpha"]["token_sha256"]}"\nagent_id = "alpha"\n'
+        '[tinmem.access_tokens.beta]\ntoken = "${BETA_TOKEN}"\nagent_id = "beta"\n'
+    )
+    environment = _environment(settings, tmp_path, BETA_TOKEN="beta-secret")
+    environment["TINMEM_CONFIG"] = str(config)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", str(port)],
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def session_as(token: str) -> Any:
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        return client
+
+    try:
+        with anyio.fail_after(120):
+            await _wait_for(server, port)
+            async with httpx2.AsyncClient(timeout=30) as raw:
+                body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+                missing = await raw.post(url, json=body)
+                assert missing.status_code == 401 and "missing" in missing.text
+                wrong = await raw.post(url, json=body, headers={"Authorization": "Bearer nope"})
+                assert wrong.status_code == 401 and "unknown" in wrong.text
+            for token, agent in (("alpha-secret", "alpha"), ("beta-secret", "beta")):
+                async with (
+                    await session_as(token) as client,
+                    streamable_http_client(url, http_client=client) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    stored = await session.call_tool(
+                        "memory_store",
+                        {"content": f"{agent} likes green tea", "category": "preferences",
+                         "scope": f"agent:{agent}"},
+                    )  # fmt: skip
+                    assert not stored.is_error, stored.content[0].text
+                    other = "beta" if agent == "alpha" else "alpha"
+                    denied = await session.call_tool(
+                        "memory_recall", {"query": "tea", "scope": f"agent:{other}"}
+                    )
+                    assert denied.is_error and "access_denied" in denied.content[0].text
+                    found = await session.call_tool("memory_recall", {"query": "green tea"})
+                    assert f"{agent} likes" in found.content[0].text
+                    assert f"{other} likes" not in found.content[0].text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+async def _wait_for(server: subprocess.Popen[bytes], port: int) -> None:
+    while True:  # until the server accepts connections on loopback
+        assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            await anyio.sleep(0.2)
+
+
+def test_without_tokens_the_http_server_refuses_anything_but_loopback(
+    settings: Settings, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", "0", "--host", "0.0.0.0"],
+        env=_environment(settings, tmp_path), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "without access tokens" in done.stderr

@@ -29,7 +29,9 @@ def test_tool_schemas_follow_the_spec(toolbox: Toolbox) -> None:
         assert set(parameters["properties"]) == allowed
         json.dumps(parameters)  # serialisable for any function-calling API
     recall = schemas["memory_recall"]["parameters"]["properties"]
-    assert recall["scope"]["default"] == "global" and recall["limit"]["default"] == 10
+    # one scope or a list; none: every scope the caller may read (global among them)
+    assert [option["type"] for option in recall["scope"]["anyOf"]] == ["string", "array"]
+    assert "default" not in recall["scope"] and recall["limit"]["default"] == 10
     assert schemas["memory_store"]["parameters"]["properties"]["importance"]["default"] == 0.5
 
 

@@ -1,8 +1,12 @@
+import subprocess
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.service import MemoryService
@@ -54,7 +58,8 @@ def test_targets_and_protected_files() -> None:
     assert resolve_target("heartbeat", NOW) == "HEARTBEAT.md"
     assert resolve_target("daily_log", NOW) == "daily/2024-01-15.md"
     assert resolve_target("projects/alpha/notes.md", NOW) == "projects/alpha/notes.md"
-    for protected in ("IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md", "team/USER.md"):
+    for protected in ("IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md", "team/USER.md",
+                      "soul.md", "Soul.MD", "identity.md", "a/b/agents.MD"):  # fmt: skip
         with pytest.raises(InvalidArgumentError, match="identity file"):
             resolve_target(protected, NOW)
 
@@ -161,8 +166,10 @@ def test_search_output_shape_and_hybrid_flag(tools: Toolbox) -> None:
     assert len(best["document_id"]) == 36
 
 
-def test_rate_limit_per_minute_and_hour(clock: Clock) -> None:
-    limiter = RateLimiter(per_minute=20, per_hour=200, clock=clock)
+def test_rate_limit_per_minute_and_hour(clock: Clock, tmp_path: Path) -> None:
+    limiter = RateLimiter(
+        per_minute=20, per_hour=200, path=tmp_path / "limits.sqlite3", clock=clock
+    )
     for _ in range(20):
         limiter.check("agent", "memory_write")
     with pytest.raises(Exception, match="20 calls per minute") as caught:
@@ -207,7 +214,9 @@ def test_workspace_tables_are_optimised_as_they_grow(settings: Settings, make_se
     )
     tools = WorkspaceTools(service, clock=lambda: NOW)
     for number in range(10):
-        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+        tools.write(
+            tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"), Identity()
+        )
     service.store.wait_for_upkeep()
     indexes = {index.name: index for index in tools.workspace.chunks.list_indices()}
     stats = tools.workspace.chunks.index_stats("text_idx")
@@ -221,7 +230,9 @@ def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
     tools = WorkspaceTools(service, clock=lambda: NOW)
     for number in range(3):
-        tools.write(tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"))
+        tools.write(
+            tools_arguments(f"Note {number} about the roadmap", f"notes/{number}.md"), Identity()
+        )
     service.store.wait_for_upkeep()
     assert "workspace upkeep failed" in caplog.text
     assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md").content
@@ -240,11 +251,44 @@ def test_appending_embeds_only_the_changed_chunk(settings: Settings, make_servic
     original = service.embedder.embed_documents
     service.embedder.embed_documents = lambda texts: (embedded.extend(texts), original(texts))[1]  # type: ignore[method-assign]
     first = "\n\n".join(f"Paragraph {n}: " + "details " * 60 for n in range(6))
-    tools.write(tools_arguments(first, "notes/long.md"))
+    tools.write(tools_arguments(first, "notes/long.md"), Identity())
     chunks_of_first = len(embedded)
     embedded.clear()
-    tools.write(tools_arguments("A short addition at the end.", "notes/long.md"))
+    tools.write(tools_arguments("A short addition at the end.", "notes/long.md"), Identity())
     assert chunks_of_first >= 3 and len(embedded) == 1
     assert "short addition" in embedded[0]
-    hits = tools.search(SearchArguments(query="short addition"))
+    hits = tools.search(SearchArguments(query="short addition"), Identity())
     assert "short addition" in hits.data["results"][0]["content"]
+
+
+LIMITED_WRITER = """
+import sys
+from pathlib import Path
+from openclaw_tinmem.errors import RateLimitError
+from openclaw_tinmem.tools.rate_limit import RateLimiter
+
+limiter = RateLimiter(per_minute=20, per_hour=200, path=Path(sys.argv[1]))
+allowed = 0
+for _ in range(int(sys.argv[3])):
+    try:
+        limiter.check(sys.argv[2], "memory_write")
+        allowed += 1
+    except RateLimitError:
+        pass
+print(allowed)
+"""
+
+
+def test_the_rate_limit_holds_across_processes_per_agent(tmp_path: Path) -> None:
+    path = tmp_path / "limits.sqlite3"
+
+    def run(agent: str, calls: int) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", LIMITED_WRITER, str(path), agent, str(calls)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return int(done.stdout)
+
+    assert run("agent:alpha", 12) == 12
+    assert run("agent:alpha", 12) == 8  # the same agent in another process: 20 in a minute
+    assert run("agent:beta", 12) == 12  # another agent has its own quota

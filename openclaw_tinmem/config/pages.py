@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openclaw_tinmem.config import Settings
+from pydantic import BaseModel
+
+from openclaw_tinmem.config.settings import Settings
 from openclaw_tinmem.locations import ENV_PREFIX
 
-REGENERATE = "python -m openclaw_tinmem.config_pages > docs/configuration.md"
+REGENERATE = "python -m openclaw_tinmem.config.pages > docs/configuration.md"
 # the first option of each group, and the group's title
 GROUPS = {
     "db_path": "Storage",
@@ -17,6 +19,8 @@ GROUPS = {
     "recall_limit": "Recall",
     "duplicate_similarity": "Writing and dedup",
     "recall_timeout_seconds": "Automatic recall (before each turn)",
+    "read_scopes": "Identity and access",
+    "auto_recall": "Switches of automatic recall and capture",
     "capture_scope": "Automatic capture (after each turn)",
     "tool_sets": "Tools",
     "llm_base_url": "LLM (extraction and dedup)",
@@ -59,6 +63,13 @@ def toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = ", ".join(
+            f"{json.dumps(str(key))} = {toml_value(item)}" for key, item in value.items()
+        )
+        return "{" + (f" {pairs} " if pairs else "") + "}"
+    if isinstance(value, BaseModel):
+        return toml_value(value.model_dump(exclude_none=True))
     return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
@@ -69,7 +80,8 @@ def render_reference() -> str:
         if name in GROUPS:
             lines += ["", f"## {GROUPS[name]}", "", "| option | env var | default | meaning |",
                       "|---|---|---|---|"]  # fmt: skip
-        default = "—" if field.default is None else f"`{toml_value(field.default)}`"
+        value = field.get_default(call_default_factory=True)
+        default = "—" if value is None else f"`{toml_value(value)}`"
         lines.append(
             f"| `{name}` | `{ENV_PREFIX}{name.upper()}` | {default} | {field.description} |"
         )

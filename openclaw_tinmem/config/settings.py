@@ -1,31 +1,46 @@
-"""One settings model. Sources, later wins: defaults, a TOML file, ``TINMEM_*`` env vars.
-
-Every option is a flat field; its env var is ``TINMEM_`` + the field name upper-cased
-(``db_path`` -> ``TINMEM_DB_PATH``). ``${VAR}`` in file values is expanded from the environment.
-"""
+"""The settings model: every option of openclaw-tinmem, with its default and meaning."""
 
 from __future__ import annotations
 
-import os
-import re
-import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from openclaw_tinmem.errors import ConfigError, invalid_argument
 from openclaw_tinmem.locations import (
-    CONFIG_VARIABLE,
-    DEFAULT_CONFIG_PATH,
     DEFAULT_DB_PATH,
     DEFAULT_JOURNAL_PATH,
     DEFAULT_MODEL_DIR,
-    ENV_PREFIX,
 )
 
 DEFAULT_EMBEDDING_MODEL = "openclaw-tinmem/bge-small-en-int8"
 DEFAULT_RERANKER_MODEL = "openclaw-tinmem/ms-marco-MiniLM-L-12-v2-int8"
+
+
+OWN_SCOPES = ["global", "{agent}", "{user}"]
+
+
+class ScopeRule(BaseModel):
+    """The scopes one agent may read and write (patterns; see ``read_scopes``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    read: list[str] = Field(default_factory=lambda: list(OWN_SCOPES))
+    write: list[str] = Field(default_factory=lambda: list(OWN_SCOPES))
+
+
+class AccessToken(BaseModel):
+    """An identity for callers that present a bearer token (``tinmem mcp --http``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token_sha256: str | None = Field(
+        None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the token, hex"
+    )
+    token: SecretStr | None = Field(None, description='the token itself, e.g. "${MY_TOKEN}"')
+    agent_id: str = "main"
+    user_id: str | None = None
+    admin: bool = False
 
 
 class Settings(BaseModel):
@@ -157,6 +172,15 @@ class Settings(BaseModel):
         30.0, gt=0, description="Age (since last update) at which the recency factor halves"
     )
     min_score: float = Field(0.0, ge=0, le=1, description="Hits scoring below this are dropped")
+    recall_min_similarity: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="memory_recall returns a memory that shares no words with the query only "
+        "if its embedding's cosine similarity to the query reaches this, so an unrelated query "
+        "gets an empty list (0: the best results whatever they are). Set for the bundled "
+        "embedding model",
+    )
     track_access: bool = Field(
         True, description="Record access count and time of recalled memories (in the background)"
     )
@@ -212,6 +236,58 @@ class Settings(BaseModel):
         1000, ge=50, description="The user message is cut to this length before recall"
     )
 
+    # --- identity and access
+    read_scopes: list[str] = Field(
+        default_factory=lambda: list(OWN_SCOPES),
+        description="Scopes an agent may read (patterns: {agent} is agent:<its id>, {user} "
+        "user:<its user>, * matches anything); a recall that names no scope reads the concrete "
+        "ones",
+    )
+    write_scopes: list[str] = Field(
+        default_factory=lambda: list(OWN_SCOPES),
+        description="Scopes an agent may write, forget and update in (same patterns)",
+    )
+    agent_access: dict[str, ScopeRule] = Field(
+        default_factory=dict,
+        description="Rights of particular agents instead of read_scopes/write_scopes, by agent "
+        'id or id pattern: {"ops-*": {"read": ["*"], "write": ["{agent}"]}}',
+    )
+    store_scope: str = Field(
+        "global",
+        description="Where memory_store writes when no scope is given: 'global' (the skill's "
+        "default), 'agent', 'user', or a scope",
+    )
+    access_tokens: dict[str, AccessToken] = Field(
+        default_factory=dict,
+        description="Bearer tokens of the MCP HTTP server, by name, each with the identity it "
+        "stands for (see 'tinmem mcp token'); none: the server binds loopback only",
+    )
+
+    # --- automatic recall and capture switches
+    auto_recall: bool = Field(True, description="Inject recalled memories before each turn")
+    auto_capture: bool = Field(True, description="Capture memories after each turn")
+    recall_exclude_agents: list[str] = Field(
+        default_factory=list, description="Agent ids (or patterns) that get no automatic recall"
+    )
+    capture_exclude_agents: list[str] = Field(
+        default_factory=list, description="Agent ids (or patterns) whose turns are not captured"
+    )
+    capture_min_characters: int = Field(
+        12, ge=0, description="User messages shorter than this are not captured"
+    )
+    capture_max_characters: int = Field(
+        8000, ge=1, description="User messages longer than this are not captured (pasted logs)"
+    )
+    capture_skip_patterns: list[str] = Field(
+        default_factory=list,
+        description="Regular expressions: a user message that matches one is not captured",
+    )
+    capture_filter_injections: bool = Field(
+        True,
+        description="Keep prompt-injection text (instructions to the model, fake system or "
+        "tool tags) out of captured memories; counted in 'tinmem stats'",
+    )
+
     # --- automatic capture (after each turn)
     capture_scope: str = Field(
         "agent",
@@ -250,7 +326,8 @@ class Settings(BaseModel):
         200, ge=1, description="memory_write calls allowed per agent in any hour"
     )
     workspace_search_memories: bool = Field(
-        False, description="memory_search also searches the structured memories (global scope)"
+        False,
+        description="memory_search also searches the structured memories the caller may read",
     )
 
     # --- LLM (extraction and dedup)
@@ -287,65 +364,3 @@ class Settings(BaseModel):
 
     def is_local_store(self) -> bool:
         return "://" not in self.db_path or self.db_path.startswith("file://")
-
-
-_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def expand_env_references(value: Any, environ: dict[str, str]) -> Any:
-    """Replace ``${VAR}`` in strings with the environment's value (empty if unset)."""
-    if isinstance(value, str):
-        return _ENV_REFERENCE.sub(lambda match: environ.get(match.group(1), ""), value)
-    return value
-
-
-def _read_file(path: Path, environ: dict[str, str]) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"config file {path} is not valid TOML: {error}") from error
-    # A [tinmem] table is accepted so the options can live in a shared file.
-    section = raw.get("tinmem", raw)
-    if not isinstance(section, dict):
-        raise ConfigError(f"config file {path}: [tinmem] must be a table")
-    return {key: expand_env_references(value, environ) for key, value in section.items()}
-
-
-def _read_environment(environ: dict[str, str]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for name in Settings.model_fields:
-        raw = environ.get(ENV_PREFIX + name.upper())
-        if raw is not None:
-            values[name] = None if raw == "" else raw
-    if "llm_api_key" not in values and environ.get("OPENAI_API_KEY"):
-        values["llm_api_key"] = environ["OPENAI_API_KEY"]
-    return values
-
-
-def load_settings(
-    config_path: str | Path | None = None,
-    *,
-    environ: dict[str, str] | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> Settings:
-    """Build Settings from defaults, the config file, the environment and explicit overrides.
-
-    ``config_path`` falls back to ``TINMEM_CONFIG`` and then ``~/.openclaw/tinmem.toml``; a
-    missing default file is fine, a missing explicit file is an error.
-    """
-    environment = dict(os.environ if environ is None else environ)
-    explicit = config_path or environment.get(CONFIG_VARIABLE)
-    path = Path(explicit or DEFAULT_CONFIG_PATH).expanduser()
-    values: dict[str, Any] = {}
-    if path.exists():
-        values.update(_read_file(path, environment))
-    elif explicit:
-        raise ConfigError(f"config file {path} does not exist")
-    values.update(_read_environment(environment))
-    values.update(overrides or {})
-    try:
-        return Settings(**values)
-    except ValidationError as error:
-        problem = invalid_argument(error, noun="option", prefix="config: ")
-        raise ConfigError(problem.message, field=problem.field) from error

@@ -1,0 +1,189 @@
+"""Who is calling, and which scopes it may read and write: one rule for every front end.
+
+An ``Identity`` travels with every call: the plugin's hooks and tools take it from the host's
+context, the MCP server from its flags or the caller's bearer token, the CLI from its flags
+(an administrator by default). ``Access`` is what an identity may do under the settings:
+
+- an administrator reads and writes every scope;
+- an agent reads the scopes of ``read_scopes`` and writes those of ``write_scopes``
+  (patterns: ``{agent}`` and ``{user}`` stand for the caller's own scopes, ``*`` matches any
+  characters), unless ``agent_access`` has an entry for its agent id;
+- a call that names no scope reads every concrete scope the caller may read (by default its
+  agent scope, its user's scope and ``global``: the set automatic recall uses).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from openclaw_tinmem.errors import AccessDeniedError
+from openclaw_tinmem.models import GLOBAL_SCOPE, validate_scope
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.events import HookContext
+
+DEFAULT_AGENT_ID = "main"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The caller: an agent (with its user and session, where known) or an administrator."""
+
+    agent_id: str = DEFAULT_AGENT_ID
+    user_id: str | None = None
+    session_id: str | None = None
+    run_id: str | None = None
+    admin: bool = False
+    via: str = "python"  # the front end that carried the call: plugin, mcp, cli, python
+
+    @classmethod
+    def administrator(cls, via: str = "cli") -> Identity:
+        return cls(agent_id="", admin=True, via=via)
+
+    @classmethod
+    def from_context(cls, ctx: HookContext | None, via: str = "plugin") -> Identity:
+        """The agent a host's hook context names (``main`` when it names none)."""
+        if ctx is None:
+            return cls(via=via)
+        return cls(
+            agent_id=ctx.agent_id or DEFAULT_AGENT_ID,
+            user_id=ctx.user_id or None,
+            session_id=ctx.session_id or None,
+            run_id=ctx.run_id or None,
+            via=via,
+        )
+
+    def describe(self) -> str:
+        if self.admin:
+            return f"administrator ({self.via})"
+        user = f", user {self.user_id}" if self.user_id else ""
+        return f"agent {self.agent_id}{user} ({self.via})"
+
+
+def scope_for(prefix: str, raw_id: str | None) -> str | None:
+    """``prefix:<id>`` with characters the scope grammar refuses replaced; None without an id."""
+    import re
+
+    if not raw_id:
+        return None
+    cleaned = re.sub(r"[^A-Za-z0-9._@+\-]", "_", raw_id).lstrip("._@+-")[:128]
+    return f"{prefix}:{cleaned}" if cleaned else None
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one identity may read and write, as scope patterns."""
+
+    identity: Identity
+    read: tuple[str, ...]
+    write: tuple[str, ...]
+
+    @classmethod
+    def of(cls, identity: Identity, settings: Settings) -> Access:
+        if identity.admin:
+            return cls(identity, ("*",), ("*",))
+        rule = settings.agent_access.get(identity.agent_id)
+        if rule is None:  # a pattern key (e.g. "ops-*") applies when no exact key does
+            rule = next(
+                (value for key, value in settings.agent_access.items()
+                 if fnmatch.fnmatchcase(identity.agent_id, key)),
+                None,
+            )  # fmt: skip
+        read = rule.read if rule is not None else settings.read_scopes
+        write = rule.write if rule is not None else settings.write_scopes
+        return cls(identity, _expand(read, identity), _expand(write, identity))
+
+    @property
+    def own_agent_scope(self) -> str | None:
+        return scope_for("agent", self.identity.agent_id)
+
+    @property
+    def own_user_scope(self) -> str | None:
+        return scope_for("user", self.identity.user_id)
+
+    def can_read(self, scope: str) -> bool:
+        return any(fnmatch.fnmatchcase(scope, pattern) for pattern in self.read)
+
+    def can_write(self, scope: str) -> bool:
+        return any(fnmatch.fnmatchcase(scope, pattern) for pattern in self.write)
+
+    def readable_scopes(self) -> list[str] | None:
+        """The concrete scopes a call that names none reads; None: every scope (no filter)."""
+        if "*" in self.read:
+            return None
+        return [pattern for pattern in self.read if not _is_pattern(pattern)]
+
+    def writable_scopes(self) -> list[str] | None:
+        if "*" in self.write:
+            return None
+        return [pattern for pattern in self.write if not _is_pattern(pattern)]
+
+    def scopes_to_read(
+        self, scopes: Sequence[str] | None, *, field: str = "scope"
+    ) -> list[str] | None:
+        """The scopes a read covers: those named (each checked) or, with none, the default set."""
+        if not scopes:
+            return self.readable_scopes()
+        for scope in scopes:
+            validate_scope(scope, field=field)
+            if not self.can_read(scope):
+                raise AccessDeniedError(
+                    f"{self.identity.describe()} may not read scope {scope!r}; it may read: "
+                    + ", ".join(self.read),
+                    field=field,
+                )
+        return list(dict.fromkeys(scopes))
+
+    def check_write(self, scope: str, *, field: str = "scope") -> str:
+        validate_scope(scope, field=field)
+        if not self.can_write(scope):
+            raise AccessDeniedError(
+                f"{self.identity.describe()} may not write scope {scope!r}; it may write: "
+                + ", ".join(self.write),
+                field=field,
+            )
+        return scope
+
+    def default_store_scope(self, setting: str) -> str:
+        """Where ``memory_store`` writes when no scope is given (``store_scope``)."""
+        return resolve_scope_setting(setting, self.identity)
+
+    def capture_scope(self, setting: str) -> str:
+        """Where automatic capture writes this identity's turns (``capture_scope``)."""
+        return resolve_scope_setting(setting, self.identity)
+
+
+def resolve_scope_setting(setting: str, identity: Identity) -> str:
+    """'agent' (agent:<id>), 'user' (user:<id>, else the agent's), 'global', or a scope."""
+    agent = scope_for("agent", identity.agent_id)
+    if setting == "agent":
+        return agent or GLOBAL_SCOPE
+    if setting == "user":
+        return scope_for("user", identity.user_id) or agent or GLOBAL_SCOPE
+    return setting
+
+
+def _is_pattern(scope: str) -> bool:
+    return any(character in scope for character in "*?[")
+
+
+def _expand(patterns: Sequence[str], identity: Identity) -> tuple[str, ...]:
+    """Patterns with ``{agent}`` and ``{user}`` filled in; those naming an unknown id dropped."""
+    values = {
+        "{agent}": scope_for("agent", identity.agent_id),
+        "{user}": scope_for("user", identity.user_id),
+    }
+    expanded = []
+    for pattern in patterns:
+        for placeholder, scope in values.items():
+            if placeholder in pattern:
+                pattern = pattern.replace(placeholder, scope or "")
+                if scope is None:
+                    pattern = ""
+        if pattern:
+            expanded.append(pattern)
+    return tuple(dict.fromkeys(expanded))

@@ -1,0 +1,126 @@
+"""What automatic capture leaves out, and the counts of what it left out.
+
+Before extraction, user messages outside ``capture_min_characters`` ..
+``capture_max_characters`` or matching a ``capture_skip_patterns`` expression are dropped.
+After extraction, a candidate memory that reads as a prompt injection (an instruction to the
+model, a fake system or tool tag) is dropped: stored, it would be injected into later
+prompts. Every drop is counted in ``capture-counts.sqlite3`` beside the journal, which
+``tinmem stats`` and ``tinmem doctor`` report, so nothing is left out silently.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import Message
+from openclaw_tinmem.models import Draft
+
+COUNTS_FILE = "capture-counts.sqlite3"
+BUSY_TIMEOUT_SECONDS = 10.0
+
+_INJECTION_PATTERNS = (
+    # instructions aimed at the model rather than facts about the user
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|"
+    r"earlier|all|any|your|the|system)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules|"
+    r"directives|guidelines|messages|context)\b",
+    r"\byou are now\b[^.\n]{0,40}\b(?:mode|unrestricted|jailbroken|DAN|developer)\b",
+    r"\b(?:new|updated|real|actual) (?:system )?instructions?\s*:",
+    r"\b(?:reveal|print|show|repeat|leak)\b[^.\n]{0,30}\b(?:system prompt|your instructions|"
+    r"hidden instructions)\b",
+    r"\bdo not (?:tell|inform|alert) the user\b",
+    # markup that imitates the conversation's own structure
+    r"<\s*/?\s*(?:system|assistant|tool|tool_call|tool_result|function_call|instructions?|"
+    r"agent-experience)\b[^>]*>",
+    r"<\|(?:im_start|im_end|system|endoftext)\|>",
+    r"\[/?(?:INST|SYS)\]|<<\s*/?SYS\s*>>",
+    r"^\s*(?:#{1,6}\s*)?(?:system|assistant)\s*(?:prompt|message)?\s*:",
+)
+INJECTION = re.compile(
+    "|".join(f"(?:{pattern})" for pattern in _INJECTION_PATTERNS), re.IGNORECASE | re.MULTILINE
+)
+
+
+def looks_like_injection(text: str) -> bool:
+    """True for text that addresses the model or imitates the conversation's markup."""
+    return bool(INJECTION.search(text))
+
+
+class CaptureCounts:
+    """Named counters shared by every process that captures into one journal."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / COUNTS_FILE
+        with self._connect() as connection:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS counts (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
+
+    def add(self, name: str, amount: int = 1) -> None:
+        if amount <= 0:
+            return
+        with self._connect() as connection:
+            connection.execute(
+                "INSERT INTO counts (name, value) VALUES (?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                (name, amount),
+            )
+
+    def read(self) -> dict[str, int]:
+        with self._connect() as connection:
+            rows = connection.execute("SELECT name, value FROM counts ORDER BY name")
+            return {name: int(value) for name, value in rows}
+
+
+class CaptureFilter:
+    """Applies the capture switches to a turn's messages and to the drafts made from them."""
+
+    def __init__(self, settings: Settings, counts: CaptureCounts | None = None) -> None:
+        self.settings = settings
+        self.counts = counts
+        self._skip = [re.compile(pattern) for pattern in settings.capture_skip_patterns]
+
+    def _count(self, name: str, amount: int = 1) -> None:
+        if self.counts is not None:
+            self.counts.add(name, amount)
+
+    def messages(self, turn: Sequence[Message]) -> list[Message]:
+        """The turn without the user messages capture must not keep."""
+        kept: list[Message] = []
+        for message in turn:
+            reason = self._reason(message) if message.role == "user" else None
+            if reason is None:
+                kept.append(message)
+            else:
+                self._count(reason)
+        return kept
+
+    def _reason(self, message: Message) -> str | None:
+        length = len(message.content)
+        if length < self.settings.capture_min_characters:
+            return "skipped_too_short"
+        if length > self.settings.capture_max_characters:
+            return "skipped_too_long"
+        if any(pattern.search(message.content) for pattern in self._skip):
+            return "skipped_by_pattern"
+        return None
+
+    def drafts(self, drafts: Sequence[Draft]) -> list[Draft]:
+        """The drafts without those that read as a prompt injection (when the filter is on)."""
+        if not self.settings.capture_filter_injections:
+            return list(drafts)
+        kept = [draft for draft in drafts if not _injected(draft)]
+        self._count("filtered_injections", len(drafts) - len(kept))
+        return kept
+
+
+def _injected(draft: Draft) -> bool:
+    texts = (draft.content, draft.headline or "", draft.summary or "")
+    return any(looks_like_injection(text) for text in texts)
