@@ -125,7 +125,7 @@ def main() -> None:
                 fake.script(extraction_reply(10_000 + number), Reply({"decisions": []}))
                 record = TurnRecord(
                     messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
-                    scope="agent:bench", context={},
+                    scope="agent:bench", context={"agent_id": "bench"},
                 )  # fmt: skip
                 calls_before = sum(client.calls for client in clients)
                 llm_before = sum(client.seconds for client in clients)

@@ -15,6 +15,9 @@ context, the MCP server from its flags or the caller's bearer token, the CLI fro
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -64,14 +67,30 @@ class Identity:
         return f"agent {self.agent_id}{user} ({self.via})"
 
 
-def scope_for(prefix: str, raw_id: str | None) -> str | None:
-    """``prefix:<id>`` with characters the scope grammar refuses replaced; None without an id."""
-    import re
+_VERBATIM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+\-]{0,127}")
+_EDGE_PUNCTUATION = re.compile(r"^[._@+\-]+|[._@+\-]+$")
+READABLE_PREFIX_CHARACTERS = 48
+DIGEST_CHARACTERS = 20  # 80 bits of sha256: no two ids of one store will share them
 
+
+def scope_for(prefix: str, raw_id: str | None) -> str | None:
+    """The scope of an agent or user id; None without an id. Never ``global``, and never
+    the same for two different ids.
+
+    An id that the scope grammar allows as it is (letters, digits, ``._@+-``, at most 128
+    characters) is kept exactly: ``agent:alpha``. Any other id (``team/alpha``, ``张三``, a
+    200-character id) becomes a readable prefix and a hash of the exact id (after Unicode
+    NFC), joined by ``~``, which a verbatim id can never contain: ``agent:team_alpha~3f9a…``.
+    """
     if not raw_id:
         return None
-    cleaned = re.sub(r"[^A-Za-z0-9._@+\-]", "_", raw_id).lstrip("._@+-")[:128]
-    return f"{prefix}:{cleaned}" if cleaned else None
+    if _VERBATIM_ID.fullmatch(raw_id):
+        return f"{prefix}:{raw_id}"
+    exact = unicodedata.normalize("NFC", raw_id)
+    digest = hashlib.sha256(exact.encode("utf-8")).hexdigest()[:DIGEST_CHARACTERS]
+    readable = re.sub(r"[^A-Za-z0-9._@+\-]", "_", exact)
+    readable = _EDGE_PUNCTUATION.sub("", readable[:READABLE_PREFIX_CHARACTERS]) or "id"
+    return f"{prefix}:{readable}~{digest}"
 
 
 @dataclass(frozen=True)

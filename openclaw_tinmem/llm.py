@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -67,3 +70,38 @@ class LLMClient:
                 f"LLM returned {type(result).__name__}, expected {response_model.__name__}"
             )
         return result
+
+
+Answer = TypeVar("Answer")
+_deadline_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tinmem-llm-call")
+
+
+class Deadline:
+    """An overall time box for the LLM calls of one tool call.
+
+    ``run`` waits for an LLM-backed decision only as long as the box has left, then takes the
+    no-LLM answer instead and remembers that it did (``timed_out``); the abandoned call ends
+    on its own (``llm_timeout_seconds``) in a background thread. Nothing waits on a network
+    while holding a lock: callers decide first and lock afterwards.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._ends = time.monotonic() + seconds
+        self.timed_out = False
+
+    def remaining(self) -> float:
+        return max(self._ends - time.monotonic(), 0.0)
+
+    def run(self, call: Callable[[], Answer], fallback: Callable[[], Answer]) -> Answer:
+        future = _deadline_pool.submit(call)
+        try:
+            return future.result(timeout=self.remaining())
+        except FutureTimeout:
+            self.timed_out = True
+            logger.warning("the LLM did not answer within %.1fs; deciding without it", self.seconds)
+            return fallback()
+
+    def note(self) -> str:
+        """What a result says when the box ran out."""
+        return f"LLM did not answer within {self.seconds:g}s: decided without it"

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
+from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
@@ -48,11 +49,15 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
         ) from None
     if not isinstance(record, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object", field="line")
-    content = str(record.get("content") or "").strip()
+    content = redact_secrets(str(record.get("content") or "").strip())
     if not content:
         raise InvalidArgumentError(f"line {number}: content is required", field="content")
     scope = validate_scope(str(record.get("scope") or "global"))
-    headline, summary = record.get("headline"), record.get("summary")
+    headline, summary = (
+        redact_secrets(str(record.get(key) or "")) for key in ("headline", "summary")
+    )
+    if isinstance(record.get("context"), str):
+        record["context"] = redact_secrets(record["context"])
     if not (headline and summary):  # only then: with an LLM this is a call per line
         generated_headline, generated_summary = service.summarizer.levels(content)
         headline, summary = headline or generated_headline, summary or generated_summary

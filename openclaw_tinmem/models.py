@@ -51,11 +51,12 @@ class MatchKind(StrEnum):
 
 GLOBAL_SCOPE = "global"
 _SCOPE_PATTERN = re.compile(
-    r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-]{0,127})$"
+    r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-~]{0,127})$"
 )
 SCOPE_GRAMMAR = (
     "'global', or one of agent:<id>, user:<id>, project:<id>, custom:<name> where the id is "
-    "1-128 characters of letters, digits, '.', '_', '-', '@', '+' starting with a letter or digit"
+    "1-128 characters of letters, digits, '.', '_', '-', '@', '+', '~' starting with a letter "
+    "or digit"
 )
 
 
@@ -213,3 +214,4 @@ class WriteOutcome:
     memory: Memory
     target_id: str | None = None
     reason: str = ""
+    redacted: int = 0  # secrets replaced by [REDACTED] in what was given

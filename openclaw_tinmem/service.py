@@ -14,10 +14,10 @@ from datetime import datetime
 from openclaw_tinmem.access import Access, Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.cross_encoder import Reranker, shared_reranker
-from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
-from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.llm import Deadline, LLMClient
 from openclaw_tinmem.models import (
     Category,
     Draft,
@@ -31,8 +31,9 @@ from openclaw_tinmem.models import (
     validate_memory_id,
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
+from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.table import MemoryStore
-from openclaw_tinmem.text import is_small_talk
+from openclaw_tinmem.text import details_agree, is_small_talk
 from openclaw_tinmem.write.dedup import (
     FallbackJudge,
     LLMJudge,
@@ -50,10 +51,13 @@ OWNER = Identity.administrator(via="python")
 
 @dataclass(frozen=True)
 class ForgetOutcome:
-    """What memory_forget deleted, and the candidates it did not dare to delete."""
+    """What memory_forget deleted (or, in a dry run, would delete), and the candidates it did
+    not dare to delete."""
 
     deleted: list[Memory]
     candidates: list[Hit] = field(default_factory=list)
+    dry_run: bool = False
+    purged: bool = False
 
 
 def open_store(settings: Settings, embedder: Embedder, *, verify_model: bool = True) -> MemoryStore:
@@ -207,18 +211,26 @@ class MemoryService:
             content, category, target, importance, tuple(tags or ()), headline, summary,
             source, source_ref, memory_id,
         )  # fmt: skip
-        return self.remember_many([draft], identity=identity)[0]
+        deadline = Deadline(self.settings.tool_timeout_seconds)
+        return self.remember_many([draft], identity=identity, deadline=deadline)[0]
 
     def remember_many(
-        self, drafts: Sequence[Draft], *, identity: Identity | None = None
+        self,
+        drafts: Sequence[Draft],
+        *,
+        identity: Identity | None = None,
+        deadline: Deadline | None = None,
     ) -> list[WriteOutcome]:
-        """Store several memories with one judge decision for all of them."""
+        """Store several memories with one judge decision for all of them.
+
+        With a ``deadline`` (a tool call's), LLM decisions that have not come when it passes
+        are made by the no-LLM rules instead, and the result's reason says so."""
         access = self.access(identity)
         for draft in drafts:
             access.check_write(draft.scope)
         if not drafts:
             return []
-        return self.writer.write(self.writer.prepare(drafts))
+        return self.writer.write(self.writer.prepare(drafts, deadline), deadline)
 
     def get(self, memory_id: str, *, identity: Identity | None = None) -> Memory:
         """The memory with this id, if the caller may read its scope."""
@@ -253,38 +265,48 @@ class MemoryService:
         tags: Sequence[str] | None = None,
         identity: Identity | None = None,
     ) -> Memory:
-        """Change only the given fields; new content re-embeds and refreshes levels not given."""
+        """Change only the given fields; new content re-embeds and refreshes levels not given.
+
+        What new content needs (levels from the LLM, embeddings, token vectors) is made before
+        the write lock is taken, within ``tool_timeout_seconds`` for the LLM; under the lock
+        the memory is read again and only the given fields are written onto it."""
         memory_id = validate_memory_id(memory_id)
         access = self.access(identity)
+        content, summary, headline = (
+            None if text is None else redact_secrets(text) for text in (content, summary, headline)
+        )
+        self.get(memory_id, identity=identity)  # exists and readable, before any LLM call
+        changes: dict[str, object] = {}
+        vector: Vector | None = None
+        if content is not None:
+            deadline = Deadline(self.settings.tool_timeout_seconds)
+            generated_headline, generated_summary = self.writer.levels(content, deadline)
+            changes.update(content=content, content_hash=content_hash(content),
+                           headline=generated_headline, summary=generated_summary)  # fmt: skip
+            vector = self.embedder.embed_documents([content])[0]
+        given = {"headline": headline, "summary": summary, "importance": importance}
+        changes.update({name: value for name, value in given.items() if value is not None})
+        if tags is not None:
+            changes["tags"] = normalise_tags(list(tags))
         with self.store.write_lock():
             found = self.store.get_with_vectors([memory_id])  # under the lock: no lost update
             if not found or not access.can_read(found[0][0].scope):
                 raise NotFoundError(f"no memory with id {memory_id}", field="id")
-            memory, vector = found[0]
+            memory, stored_vector = found[0]
             access.check_write(memory.scope, field="id")
-            changes: dict[str, object] = {"updated_at": self.clock()}
-            if content is not None:
-                generated_headline, generated_summary = self.summarizer.levels(content)
-                changes.update(
-                    content=content,
-                    content_hash=content_hash(content),
-                    headline=generated_headline,
-                    summary=generated_summary,
-                )
-                vector = self.embedder.embed_documents([content])[0]
-            if headline is not None:
-                changes["headline"] = headline
-            if summary is not None:
-                changes["summary"] = summary
-            if importance is not None:
-                changes["importance"] = importance
-            if tags is not None:
-                changes["tags"] = normalise_tags(list(tags))
-            updated = memory.model_copy(update=changes)
-            tokens = self.late_interaction.encode([updated])
-            self.store.upsert([updated], [vector], tokens)
+            updated = memory.model_copy(update={**changes, "updated_at": self.clock()})
+            tokens = self._tokens_of(updated, memory)
+            self.store.upsert([updated], [stored_vector if vector is None else vector], tokens)
         self.late_interaction.written([updated], tokens)
         return updated
+
+    def _tokens_of(self, updated: Memory, before: Memory) -> list[bytes | None]:
+        """Token vectors of an updated memory: the stored ones while its text is unchanged."""
+        if (updated.content, updated.context) == (before.content, before.context):
+            stored = {row["id"]: row["token_vectors"] for row in self.store.token_rows([before.id])}
+            if stored.get(before.id):
+                return [stored[before.id]]
+        return self.late_interaction.encode([updated])
 
     def forget(
         self,
@@ -293,12 +315,19 @@ class MemoryService:
         query: str | None = None,
         scopes: Sequence[str] | None = None,
         categories: Sequence[Category] | None = None,
+        dry_run: bool = False,
+        purge: bool = False,
         identity: Identity | None = None,
     ) -> ForgetOutcome:
         """Delete by id, or by query only where the match is confident; never guess.
 
-        Only scopes the caller may write are touched; by query, with no scope named, every
-        scope it may both read and write is searched."""
+        By query, a memory is deleted only when it is close to the query in meaning
+        (``forget_min_similarity``) *and* holds every detail that distinguishes the query
+        (its numbers, codes, names and quoted words): "Bob's code is 9907" never deletes
+        "Ana's code is 4451". Only scopes the caller may write are touched; with no scope
+        named, every scope it may both read and write is searched. ``dry_run`` deletes
+        nothing and says what would go; ``purge`` also removes the deleted rows from the
+        table's older versions at once (see ``MemoryStore.purge``)."""
         access = self.access(identity)
         targets = access.scopes_to_read(scopes)
         if memory_id is not None:
@@ -310,8 +339,7 @@ class MemoryService:
                     f"no memory with id {memory.id} in the given scope/categories", field="id"
                 )
             access.check_write(memory.scope, field="id")
-            self.store.delete([memory.id])
-            return ForgetOutcome([memory])
+            return self._delete([memory], [], dry_run=dry_run, purge=purge)
         if not query or not query.strip():
             raise InvalidArgumentError("give either id or query", field="id")
         hits = self.recall(
@@ -323,11 +351,25 @@ class MemoryService:
             identity=identity,
         )
         hits = [hit for hit in hits if access.can_write(hit.memory.scope)]
-        confident = [
-            hit for hit in hits
-            if hit.similarity is not None and hit.similarity >= self.settings.forget_min_similarity
-        ][: self.settings.forget_max_deletions]  # fmt: skip
-        if not confident:
-            return ForgetOutcome([], hits)
-        self.store.delete([hit.memory.id for hit in confident])
-        return ForgetOutcome([hit.memory for hit in confident])
+        confident = [hit for hit in hits if self._confident(query, hit)]
+        confident = confident[: self.settings.forget_max_deletions]
+        chosen = {hit.memory.id for hit in confident}
+        others = [hit for hit in hits if hit.memory.id not in chosen]
+        memories = [hit.memory for hit in confident]
+        return self._delete(memories, others, dry_run=dry_run, purge=purge)
+
+    def _confident(self, query: str, hit: Hit) -> bool:
+        """Close in meaning and agreeing on every detail the query names."""
+        close = hit.similarity is not None and hit.similarity >= self.settings.forget_min_similarity
+        statement = f"{hit.memory.headline}\n{hit.memory.content}"
+        return close and details_agree(query, statement)
+
+    def _delete(
+        self, memories: list[Memory], others: list[Hit], *, dry_run: bool, purge: bool
+    ) -> ForgetOutcome:
+        if dry_run or not memories:
+            return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
+        self.store.delete([memory.id for memory in memories])
+        if purge:
+            self.store.purge()
+        return ForgetOutcome(memories, others, purged=purge)

@@ -24,3 +24,39 @@ _SMALL_TALK = re.compile(
 def is_small_talk(text: str) -> bool:
     """True for a message that is only a greeting or an acknowledgement."""
     return bool(_SMALL_TALK.match(text.strip()))
+
+
+_NUMBER_LIKE = re.compile(r"\w*\d[\w.,:/\-]*")
+_NAME = re.compile(r"\b[A-Z][\w’\-]*(?:'[A-Za-z]+)?")
+# capitalised only because they open a sentence, not names
+_COMMON_CAPITALISED = frozenset({
+    "a", "an", "the", "i", "we", "you", "he", "she", "they", "it", "this", "that",
+    "these", "those", "my", "our", "your", "his", "her", "their", "its", "user", "users",
+    "please", "remember", "forget", "delete", "in", "on", "at", "of", "for", "to",
+    "from", "with", "by", "and", "or", "but", "if", "when", "where", "what", "which",
+    "who", "why", "how", "is", "are", "was", "were", "be", "do", "does", "did", "not",
+    "no", "yes", "there", "here", "some", "any", "all", "each", "every", "one", "today",
+    "yesterday", "tomorrow",
+})  # fmt: skip
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+_WORD = re.compile(r"[\w\-]+")
+
+
+def distinguishing_details(text: str) -> set[str]:
+    """What tells one statement from a near copy: numbers and codes, names (capitalised words
+    not opening a sentence) and quoted strings, lower-cased."""
+    details = {match.rstrip(".,:/-").lower() for match in _NUMBER_LIKE.findall(text)}
+    names = (re.sub(r"['’]s$", "", match).lower() for match in _NAME.findall(text))
+    details |= {name for name in names if name not in _COMMON_CAPITALISED}
+    details |= {match.strip().lower() for match in _QUOTED.findall(text)}
+    return {detail for detail in details if detail}
+
+
+def details_agree(query: str, statement: str) -> bool:
+    """True when every distinguishing detail of ``query`` also occurs in ``statement``."""
+    folded = statement.lower()
+    words = set(_WORD.findall(folded))
+    return all(
+        detail in words if _WORD.fullmatch(detail) else detail in folded
+        for detail in distinguishing_details(query)
+    )

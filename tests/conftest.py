@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.testing import FakeLLM
 from openclaw_tinmem.tools.memory import MemoryTools
@@ -95,3 +96,24 @@ def lance_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
         raise OSError("no space left on device")
 
     monkeypatch.setattr(LanceTable, "to_lance", unavailable)
+
+
+@pytest.fixture
+def plugin_settings(settings: Settings, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={"journal_path": str(tmp_path / "journal"), "capture_retry_seconds": 0.0}
+    )
+
+
+@pytest.fixture
+def make_plugin() -> Iterator[object]:
+    plugins: list[TinmemPlugin] = []
+
+    def build(settings: Settings) -> TinmemPlugin:
+        plugin = TinmemPlugin(settings)
+        plugins.append(plugin)
+        return plugin
+
+    yield build
+    for plugin in plugins:
+        plugin.close()

@@ -1,10 +1,13 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from openclaw_tinmem.access import Access, Identity, resolve_scope_setting, scope_for
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.config.settings import ScopeRule
 from openclaw_tinmem.errors import AccessDeniedError, InvalidArgumentError
 from openclaw_tinmem.events import HookContext
+from openclaw_tinmem.models import GLOBAL_SCOPE, validate_scope
 
 ANA = Identity(agent_id="main", user_id="ana@example.com")
 
@@ -58,7 +61,7 @@ def test_scope_settings_resolve_against_the_identity() -> None:
     assert resolve_scope_setting("user", ANA) == "user:ana@example.com"
     assert resolve_scope_setting("user", Identity(agent_id="bot")) == "agent:bot"
     assert resolve_scope_setting("project:x", ANA) == "project:x"
-    assert scope_for("user", "+1 (555) 010") == "user:1__555__010"
+    assert scope_for("user", "+1 (555) 010").startswith("user:1__555__010~")
     assert scope_for("user", "") is None
 
 
@@ -67,3 +70,33 @@ def test_an_identity_comes_from_a_hook_context() -> None:
     assert (identity.agent_id, identity.user_id, identity.session_id) == ("a", "u", "s")
     assert Identity.from_context(None).agent_id == "main"
     assert "agent a, user u" in identity.describe()
+
+
+IDS = st.text(min_size=1, max_size=300)
+
+
+@given(IDS, IDS)
+def test_distinct_ids_never_share_a_scope(first: str, second: str) -> None:
+    import unicodedata
+
+    if unicodedata.normalize("NFC", first) != unicodedata.normalize("NFC", second):
+        assert scope_for("agent", first) != scope_for("agent", second)
+
+
+@given(IDS)
+def test_every_id_has_a_valid_scope_of_its_own(identifier: str) -> None:
+    scope = scope_for("user", identifier)
+    assert scope is not None and scope != GLOBAL_SCOPE and scope.startswith("user:")
+    assert validate_scope(scope) == scope
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("team/alpha", "team_alpha"), ("team alpha", "team:alpha"), ("_bob", "bob"),
+        ("josé", "josè"), ("张三", "李四"), ("a" * 128 + "x", "a" * 128 + "y"),
+    ],
+)  # fmt: skip
+def test_the_ids_that_used_to_collide_have_scopes_of_their_own(first: str, second: str) -> None:
+    assert scope_for("agent", first) != scope_for("agent", second)
+    assert scope_for("agent", "张三") != GLOBAL_SCOPE

@@ -49,6 +49,7 @@ def test_broken_json_is_asked_again(llm_settings: Settings, fake_llm: FakeLLM) -
     assert len(found) == 1 and len(fake_llm.requests) == 2
 
 
+@pytest.mark.faults
 def test_schema_violations_are_asked_again_then_fail(
     llm_settings: Settings, fake_llm: FakeLLM
 ) -> None:
@@ -60,6 +61,7 @@ def test_schema_violations_are_asked_again_then_fail(
         )
 
 
+@pytest.mark.faults
 def test_server_errors_and_timeouts_become_llm_errors(
     llm_settings: Settings, fake_llm: FakeLLM
 ) -> None:

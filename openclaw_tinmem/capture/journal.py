@@ -21,6 +21,7 @@ from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import utc_now
 
 SUFFIX = ".turn.json"
+PRIVATE_DIRECTORY = 0o700  # files are created 0600 (mkstemp) inside it
 FAILURES_FILE = "failures.jsonl"
 
 
@@ -63,6 +64,7 @@ class Journal:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
+        directory.chmod(PRIVATE_DIRECTORY)  # turns are the user's words: the owner's only
 
     def _path(self, turn_id: str) -> Path:
         return self.directory / f"{turn_id}{SUFFIX}"
@@ -109,7 +111,10 @@ class Journal:
         """Append a visible trace of a turn that needed the fallback path."""
         entry = {"turn_id": record.id, "at": utc_now().isoformat(), "attempts": record.attempts,
                  "error": error}  # fmt: skip
-        with (self.directory / FAILURES_FILE).open("a", encoding="utf-8") as stream:
+        descriptor = os.open(
+            self.directory / FAILURES_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+        with os.fdopen(descriptor, "a", encoding="utf-8") as stream:
             stream.write(json.dumps(entry) + "\n")
 
     def failures(self) -> list[dict[str, Any]]:

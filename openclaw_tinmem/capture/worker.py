@@ -21,7 +21,7 @@ from openclaw_tinmem.access import Identity
 from openclaw_tinmem.capture.extraction import Extractor
 from openclaw_tinmem.capture.filters import CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.sanitize import clean, is_noise, redact_secrets
+from openclaw_tinmem.capture.sanitize import clean, is_noise
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
@@ -56,6 +56,25 @@ def split_turn(
     cleaned = clean_messages(messages)
     last_user = max((i for i, m in enumerate(cleaned) if m.role == "user"), default=len(cleaned))
     return cleaned[last_user:], cleaned[max(0, last_user - context_size) : last_user]
+
+
+def capture_window(messages: Sequence[Message], context_size: int) -> list[Message]:
+    """The messages capture reads: from the last user message on, and the ``context_size``
+    user and assistant messages before it — exactly what ``split_turn`` keeps. ``agent_end``
+    journals only these, so its cost does not grow with the conversation."""
+
+    def kept(message: Message) -> bool:
+        return message.role in ("user", "assistant") and bool(clean(message.content))
+
+    users = (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user")
+    last_user = next((i for i in users if kept(messages[i])), None)
+    if last_user is None:
+        return list(messages)  # no user message: nothing will be extracted
+    start, counted = last_user, 0
+    while start > 0 and counted < context_size:
+        start -= 1
+        counted += kept(messages[start])
+    return list(messages[start:])
 
 
 @dataclass(frozen=True)
@@ -102,14 +121,10 @@ class CapturePipeline:
     def _write(
         self, record: TurnRecord, drafts: Sequence[Draft], identity: Identity
     ) -> list[WriteOutcome]:
-        """The turn's drafts, filtered and redacted, written with ids derived from the turn."""
+        """The turn's drafts, filtered, written with ids derived from the turn."""
         captured = [
-            replace(
+            replace(  # the writer redacts every text it keeps
                 draft,
-                content=redact_secrets(draft.content),
-                headline=redact_secrets(draft.headline) if draft.headline else None,
-                summary=redact_secrets(draft.summary) if draft.summary else None,
-                context=redact_secrets(draft.context),
                 scope=record.scope,
                 source=Source.AUTO_CAPTURE,
                 source_ref=f"turn:{record.id}",

@@ -200,3 +200,29 @@ def doctor(state: CliState, as_json: bool) -> None:
             Console().print(f"{mark}  {check['name']}: {check['detail']}", highlight=False)
     if not all(check["ok"] for check in report["checks"]):
         sys.exit(1)
+
+
+@main.group()
+def scopes() -> None:
+    """Administer scopes: move the memories of one scope into another."""
+
+
+@scopes.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_obj
+def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
+    """Move every memory of scope OLD into scope NEW.
+
+    Scopes of agents and users whose ids are not plain (slashes, spaces, non-ASCII letters,
+    more than 128 characters) are derived differently since this version, so that no two ids
+    share one; move the memories an older version captured for such an id with this command
+    (tinmem stats lists the scopes).
+    """
+    state.require_administrator("scopes rename")
+    with friendly_errors():
+        if not yes:
+            click.confirm(f"Move every memory of {old} into {new}?", abort=True)
+        moved = state.service.store.rename_scope(old, new)
+    click.echo(f"Moved {moved} memories from {old} to {new}.")

@@ -175,6 +175,13 @@ def update(
     type=CATEGORY_CHOICE,
     help="Only delete in these categories (repeatable).",
 )
+@click.option("--dry-run", is_flag=True, help="Show what would be deleted; delete nothing.")
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="Also remove the deleted memories from the table's older versions now (for privacy "
+    "requests; otherwise they go after version_retention_seconds).",
+)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def forget(
@@ -183,6 +190,8 @@ def forget(
     query: str | None,
     scope: str | None,
     categories: tuple[str, ...],
+    dry_run: bool,
+    purge: bool,
     as_json: bool,
 ) -> None:
     """Delete a memory by id, or confident matches of --query (the path of memory_forget)."""
@@ -191,5 +200,11 @@ def forget(
         "query": query,
         "scope": scope,
         "categories": list(categories) or None,
+        "dry_run": dry_run or None,
     }
-    run_tool(state, "memory_forget", {k: v for k, v in arguments.items() if v is not None}, as_json)
+    present = {key: value for key, value in arguments.items() if value is not None}
+    run_tool(state, "memory_forget", present, as_json)
+    if purge and not dry_run:
+        with friendly_errors():
+            state.service.store.purge()
+        click.echo("Purged: older versions no longer hold deleted memories.", err=True)

@@ -212,6 +212,12 @@ class Settings(BaseModel):
         3, ge=1, le=20, description="memory_forget by query deletes at most this many memories"
     )
     import_batch_size: int = Field(256, ge=1, description="Rows embedded and written per batch")
+    tool_timeout_seconds: float = Field(
+        8.0,
+        gt=0,
+        description="The LLM decisions of one memory_store or memory_update call (levels, "
+        "dedup) wait at most this long; then the no-LLM rules decide and the result says so",
+    )
 
     # --- automatic recall (before each turn)
     recall_timeout_seconds: float = Field(

@@ -9,39 +9,61 @@ Every hook swallows its own failures: the host sees "no memory this turn", never
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import logging
+import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
 from typing import Any
 
 from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, LLMExtractor, RuleExtractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.worker import SESSION_KIND, CapturePipeline, CaptureWorker
+from openclaw_tinmem.capture.worker import (
+    SESSION_KIND,
+    CapturePipeline,
+    CaptureWorker,
+    capture_window,
+)
 from openclaw_tinmem.config import Settings, load_settings
-from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.errors import ConfigError, TinmemError
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
+    Message,
     PromptBuildEvent,
     PromptContext,
     SessionEvent,
     ToolRegistration,
 )  # fmt: skip
 from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.recall.injection import render_block
+from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 logger = logging.getLogger("openclaw_tinmem")
 SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
+
+
+def fallback_journal_path() -> Path:
+    """Where turns wait while the configuration is broken: TINMEM_JOURNAL_PATH or the
+    default journal, which a fixed configuration drains like any other."""
+    return Path(os.environ.get(ENV_PREFIX + "JOURNAL_PATH") or DEFAULT_JOURNAL_PATH).expanduser()
+
+
+def redacted(messages: Sequence[Message]) -> list[Message]:
+    """The messages with their secrets replaced, as the journal keeps them."""
+    return [Message(message.role, redact_secrets(message.content)) for message in messages]
 
 
 def excluded(agent_id: str, patterns: list[str]) -> bool:
@@ -61,6 +83,7 @@ class TinmemPlugin:
         self._journal: Journal | None = None
         self._build_lock = threading.RLock()
         self._recall_pool: ThreadPoolExecutor | None = None
+        self.config_error: ConfigError | None = None  # set while the configuration is broken
 
     # ----------------------------------------------------------------- wiring
 
@@ -78,8 +101,31 @@ class TinmemPlugin:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = self._service.settings if self._service else load_settings()
+            if self._service is not None:
+                self._settings = self._service.settings
+            else:
+                try:
+                    self._settings = load_settings()
+                except ConfigError as error:
+                    if self.config_error is None or self.config_error.message != error.message:
+                        logger.error(
+                            "openclaw-tinmem is DEGRADED: %s. No memory is recalled or "
+                            "captured; turns are journalled raw in %s for later; "
+                            "'tinmem doctor' shows the problem",
+                            error.message, fallback_journal_path(),
+                        )  # fmt: skip
+                    self.config_error = error
+                    raise
+                self.config_error = None
         return self._settings
+
+    def degraded(self) -> bool:
+        """True while the configuration cannot be loaded (logged once, never raised)."""
+        try:
+            self.settings  # noqa: B018 - loading is the check
+        except ConfigError:
+            return True
+        return False
 
     @property
     def service(self) -> MemoryService:
@@ -152,6 +198,8 @@ class TinmemPlugin:
         self, event: PromptBuildEvent, ctx: HookContext
     ) -> PromptContext | None:
         try:
+            if self.degraded():
+                return None
             settings = self.settings
             if not settings.auto_recall or excluded(ctx.agent_id, settings.recall_exclude_agents):
                 return None
@@ -178,11 +226,15 @@ class TinmemPlugin:
     @hookimpl
     def agent_end(self, event: AgentEndEvent, ctx: HookContext) -> None:
         try:
+            if self.degraded():
+                self._journal_raw(event, ctx)
+                return
             settings = self.settings
             if not settings.auto_capture or excluded(ctx.agent_id, settings.capture_exclude_agents):
                 return
             record = TurnRecord(
-                messages=list(event.messages),
+                # only what capture reads, and no secret rests in the journal
+                messages=redacted(capture_window(event.messages, settings.context_messages)),
                 scope=self.capture_scope(ctx),
                 context={
                     **ctx.to_dict(),
@@ -195,6 +247,18 @@ class TinmemPlugin:
             self.worker.notify()
         except Exception:
             logger.exception("could not journal the turn for memory capture")
+
+    def _journal_raw(self, event: AgentEndEvent, ctx: HookContext) -> None:
+        """Keep the turn for later while the configuration is broken (capture_scope unknown:
+        the agent's own scope, the default)."""
+        Journal(fallback_journal_path()).write(
+            TurnRecord(
+                messages=redacted(event.messages),
+                scope=resolve_scope_setting("agent", Identity.from_context(ctx)),
+                context={**ctx.to_dict(), "degraded": True},
+                created_at=event.ended_at.isoformat(),
+            )
+        )
 
     def capture_scope(self, ctx: HookContext) -> str:
         """Where this agent's turns are captured (``capture_scope``)."""
@@ -211,12 +275,16 @@ class TinmemPlugin:
     @hookimpl
     def session_start(self, event: SessionEvent, ctx: HookContext) -> None:
         try:
+            if self.degraded():
+                return
             self.worker.notify()  # starts the worker; replays turns a crash left behind
         except Exception:
             logger.exception("could not start the memory capture worker")
 
     def close_session(self, event: SessionEvent, ctx: HookContext) -> None:
         """Journal a session summary (with an LLM), then wait for pending captures (bounded)."""
+        if self.degraded():
+            return
         settings = self.settings
         user_messages = sum(1 for message in event.messages if message.role == "user")
         if (
@@ -228,7 +296,7 @@ class TinmemPlugin:
             try:
                 recent = event.messages[-SESSION_MESSAGES_KEPT:]
                 self.journal.write(TurnRecord(
-                    messages=list(recent),
+                    messages=redacted(recent),
                     scope=self.capture_scope(ctx),
                     context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
                 ))  # fmt: skip
@@ -253,7 +321,8 @@ class TinmemPlugin:
     @hookimpl
     def register_tools(self, register: Callable[[ToolRegistration], None]) -> None:
         toolbox = LazyToolbox(self)
-        for spec in tool_definitions(self.settings.tool_sets):
+        tool_sets = "both" if self.degraded() else self.settings.tool_sets
+        for spec in tool_definitions(tool_sets):
             register(ToolRegistration(
                 name=spec.name, description=spec.description, parameters=spec.parameters(),
                 handler=toolbox.handler(spec.name), async_handler=toolbox.async_handler(spec.name),
@@ -276,15 +345,19 @@ class LazyToolbox:
         """Runs the tool for the agent the host's context names (``main`` without one)."""
 
         def call(arguments: Any, ctx: HookContext | None = None) -> ToolResult:
-            return self.toolbox().call(name, arguments, Identity.from_context(ctx))
+            try:
+                toolbox = self.toolbox()
+            except TinmemError as error:  # a broken configuration, a model that will not load
+                return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
+            return toolbox.call(name, arguments, Identity.from_context(ctx))
 
         return call
 
     def async_handler(
         self, name: str
     ) -> Callable[[Any, HookContext | None], Awaitable[ToolResult]]:
-        def call(arguments: Any, ctx: HookContext | None = None) -> Awaitable[ToolResult]:
-            return self.toolbox().acall(name, arguments, Identity.from_context(ctx))
+        async def call(arguments: Any, ctx: HookContext | None = None) -> ToolResult:
+            return await asyncio.to_thread(self.handler(name), arguments, ctx)
 
         return call
 

@@ -56,7 +56,9 @@ class MemoryStore:
         self.dimension = dimension
         self.uri = settings.resolved_db_path()
         if settings.is_local_store():
-            Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+            directory = Path(self.uri.removeprefix("file://"))
+            directory.mkdir(parents=True, exist_ok=True)
+            directory.chmod(0o700)  # memories are the user's: readable by the owner only
         self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(
@@ -294,6 +296,19 @@ class MemoryStore:
             )
             self._after_write()
 
+    def rename_scope(self, old: str, new: str) -> int:
+        """Move every memory of scope ``old`` into ``new`` in one commit; returns how many."""
+        where = build_filter(scopes=[old])
+        build_filter(scopes=[new])  # validates the new name
+        with self.write_lock():
+            moved = int(self.table.count_rows(where))
+            if moved:
+                self.table.update(where=where, values={"scope": new})
+                self._committed()
+                self.snapshots.invalidate()  # rows changed scope: the copy reloads
+                self._after_write()
+        return moved
+
     def record_access(self, memory_ids: Sequence[str], when: datetime | None = None) -> None:
         """Bump access statistics in place; no other column is touched."""
         if not memory_ids:
@@ -328,6 +343,17 @@ class MemoryStore:
             before = self.current_version()
             optimize_table(self.table, timedelta(seconds=self.settings.version_retention_seconds))
             self.snapshots.advance(before, self._committed())  # same rows, compacted
+
+    def purge(self) -> None:
+        """Upkeep now, keeping no older version: deleted rows leave the files at once.
+
+        For privacy requests. A read that started on an older version may fail meanwhile (and
+        is retried by the caller, or gives "no memory this turn"): purging is not routine.
+        """
+        with self.write_lock():
+            before = self.current_version()
+            optimize_table(self.table, timedelta(0))
+            self.snapshots.advance(before, self._committed())
 
     def wait_for_upkeep(self) -> None:
         """Block until queued upkeep has run (tests, benchmarks and shutdown use it)."""

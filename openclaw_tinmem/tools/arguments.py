@@ -89,7 +89,9 @@ class StoreArguments(ToolArguments):
     )
     category: Category = Field(description=f"One of: {CATEGORY_NAMES}")
     scope: str | None = Field(None, description="Memory namespace (default: global)")
-    importance: float = Field(0.5, ge=0.0, le=1.0, description="0.0-1.0 (default 0.5)")
+    importance: float = Field(
+        0.5, ge=0.0, le=1.0, allow_inf_nan=False, description="0.0-1.0 (default 0.5)"
+    )
     tags: list[str] | None = Field(None, max_length=32, description="Keywords for searchability")
 
     _check_scope = field_validator("scope")(_scope)
@@ -107,6 +109,9 @@ class ForgetArguments(ToolArguments):
         "may read and write)",
     )
     categories: list[Category] | None = Field(None, description="Only delete these categories")
+    dry_run: bool = Field(
+        False, description="Only say what would be deleted (and what would not), delete nothing"
+    )
 
     _check_scope = field_validator("scope")(_scopes)
 
@@ -133,7 +138,9 @@ class UpdateArguments(ToolArguments):
     )
     summary: str | None = Field(None, min_length=1, max_length=4000, description="New summary")
     headline: str | None = Field(None, min_length=1, max_length=400, description="New headline")
-    importance: float | None = Field(None, ge=0.0, le=1.0, description="New importance 0.0-1.0")
+    importance: float | None = Field(
+        None, ge=0.0, le=1.0, allow_inf_nan=False, description="New importance 0.0-1.0"
+    )
     tags: list[str] | None = Field(None, max_length=32, description="New tags (replace existing)")
 
     @field_validator("id")
@@ -189,12 +196,28 @@ def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments
     """Validate ``arguments`` or raise InvalidArgumentError naming the field and what is allowed."""
     if not isinstance(arguments, dict):
         raise InvalidArgumentError("arguments must be a JSON object", field=None)
+    for name in arguments:
+        if not isinstance(name, str) or not _is_text(name):
+            allowed = ", ".join(model.model_fields)
+            raise InvalidArgumentError(
+                f"argument name {name!r} is not valid text; allowed: {allowed}",
+                field=ascii(name),
+            )
     try:
         return model.model_validate(arguments)
     except InvalidArgumentError:
         raise
     except ValidationError as error:
         raise invalid_argument(error, allowed=model.model_fields) from None
+
+
+def _is_text(value: str) -> bool:
+    """False for a string holding lone surrogates (from a broken JSON escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def json_schema(model: type[ToolArguments]) -> dict[str, Any]:

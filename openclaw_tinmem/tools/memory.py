@@ -15,7 +15,7 @@ from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, Handler, ToolDefinit
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Identity
-    from openclaw_tinmem.service import MemoryService
+    from openclaw_tinmem.service import ForgetOutcome, MemoryService
 
 
 def _outcome_text(outcome: WriteOutcome) -> str:
@@ -24,6 +24,20 @@ def _outcome_text(outcome: WriteOutcome) -> str:
     if outcome.action is Action.MERGED:
         return f"Merged into existing memory {outcome.target_id}."
     return f"Skipped: already remembered as {outcome.target_id}."
+
+
+def _forget_text(outcome: ForgetOutcome) -> str:
+    ids = [memory.id for memory in outcome.deleted]
+    if outcome.dry_run:
+        lines = [f"Would delete {len(ids)}: " + (", ".join(ids) or "nothing")]
+    elif ids:
+        lines = [f"Deleted {len(ids)} memor{'y' if len(ids) == 1 else 'ies'}: " + ", ".join(ids)]
+    else:
+        lines = ["Nothing deleted: no confident match."]
+    if outcome.candidates:
+        lines.append("Not deleted (delete by id if one is meant):")
+        lines += [f"- {hit.memory.id}: {hit.memory.headline}" for hit in outcome.candidates]
+    return "\n".join(lines)
 
 
 class MemoryTools:
@@ -77,6 +91,8 @@ class MemoryTools:
             data["merged_into"] = outcome.target_id
         if outcome.action is Action.SKIPPED:
             data["duplicate_of"] = outcome.target_id
+        if outcome.redacted:
+            data["redacted"] = outcome.redacted  # secrets replaced by [REDACTED]
         return ToolResult(data, _outcome_text(outcome))
 
     def forget(self, arguments: ForgetArguments, identity: Identity) -> ToolResult:
@@ -85,24 +101,19 @@ class MemoryTools:
             query=arguments.query,
             scopes=arguments.scopes,
             categories=arguments.categories,
+            dry_run=arguments.dry_run,
             identity=identity,
         )
-        deleted = [memory.id for memory in outcome.deleted]
-        data: dict[str, Any] = {"deleted": deleted}
-        if not deleted:
-            data["candidates"] = [hit.to_dict(Level.L0) for hit in outcome.candidates]
-            text = "Nothing deleted: no confident match."
-            if outcome.candidates:
-                text += " Candidates (delete by id if one is meant):\n" + "\n".join(
-                    f"- {hit.memory.id}: {hit.memory.headline}" for hit in outcome.candidates
-                )
-            return ToolResult(data, text)
-        data["memories"] = [{"id": m.id, "headline": m.headline} for m in outcome.deleted]
-        return ToolResult(
-            data,
-            f"Deleted {len(deleted)} memor{'y' if len(deleted) == 1 else 'ies'}: "
-            + ", ".join(deleted),
-        )
+        chosen = [{"id": m.id, "headline": m.headline, "scope": m.scope} for m in outcome.deleted]
+        data: dict[str, Any] = {
+            "deleted": [] if outcome.dry_run else [memory["id"] for memory in chosen],
+            "candidates": [hit.to_dict(Level.L0) for hit in outcome.candidates],
+        }
+        if outcome.dry_run:
+            data.update(dry_run=True, would_delete=chosen)
+        else:
+            data["memories"] = chosen
+        return ToolResult(data, _forget_text(outcome))
 
     def update(self, arguments: UpdateArguments, identity: Identity) -> ToolResult:
         memory = self.service.update(

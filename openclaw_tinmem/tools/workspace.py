@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.models import Level, utc_now
+from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.tools.arguments import (
     ReadArguments,
     SearchArguments,
@@ -80,7 +81,7 @@ class WorkspaceTools:
         now = self.clock()
         path = resolve_target(arguments.target, now)
         self.limiter.check(rate_key(identity), "memory_write")
-        content = arguments.content.strip()
+        content = redact_secrets(arguments.content.strip())
         separator = "\n\n"
         if arguments.target == "daily_log":
             content = f"[{now:%H:%M:%S}] {content}"

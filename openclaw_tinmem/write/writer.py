@@ -16,6 +16,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     Action,
     Draft,
@@ -26,11 +27,13 @@ from openclaw_tinmem.models import (
     validate_memory_id,
     validate_scope,
 )  # fmt: skip
+from openclaw_tinmem.redaction import count_redactions, redact_secrets
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.dedup import (
     Decision,
     MergeJudge,
     Neighbour,
+    SimilarityJudge,
     Summarizer,
     decide_by_similarity,
     merge_contents,
@@ -44,6 +47,7 @@ NEIGHBOURS_FOR_DEDUP = 5
 class Prepared:
     memory: Memory
     vector: Vector
+    redacted: int = 0  # secrets replaced in its texts
 
 
 @dataclass
@@ -98,45 +102,64 @@ class MemoryWriter:
         self.judge = judge
         self.clock = clock
 
-    def prepare(self, drafts: Sequence[Draft]) -> list[Prepared]:
+    def prepare(self, drafts: Sequence[Draft], deadline: Deadline | None = None) -> list[Prepared]:
         """Validate, write the missing levels and embed every draft (one batch)."""
-        memories = [self._memory(draft) for draft in drafts]
-        vectors = self.embedder.embed_documents([memory.content for memory in memories])
-        return [Prepared(memory, vector) for memory, vector in zip(memories, vectors, strict=True)]
+        made = [self._memory(draft, deadline) for draft in drafts]
+        vectors = self.embedder.embed_documents([memory.content for memory, _ in made])
+        return [
+            Prepared(memory, vector, redacted)
+            for (memory, redacted), vector in zip(made, vectors, strict=True)
+        ]
 
-    def _memory(self, draft: Draft) -> Memory:
-        content = draft.content.strip()
-        if not content:
+    def levels(self, content: str, deadline: Deadline | None) -> tuple[str, str]:
+        """Headline and summary of ``content``: the summarizer's, within the deadline."""
+        if deadline is None or isinstance(self.summarizer, RuleSummarizer):
+            return self.summarizer.levels(content)
+        rules = RuleSummarizer()
+        return deadline.run(lambda: self.summarizer.levels(content), lambda: rules.levels(content))
+
+    def _memory(self, draft: Draft, deadline: Deadline | None) -> tuple[Memory, int]:
+        """The draft as a memory with its secrets redacted, and how many were."""
+        if not draft.content.strip():
             raise InvalidArgumentError("content must not be empty", field="content")
         validate_scope(draft.scope)
-        needs_levels = not (draft.headline and draft.summary)
-        headline, summary = self.summarizer.levels(content) if needs_levels else ("", "")
+        content, redacted = count_redactions(draft.content.strip())
+        given_headline, in_headline = count_redactions(draft.headline or "")
+        given_summary, in_summary = count_redactions(draft.summary or "")
+        context, in_context = count_redactions(draft.context)
+        needs_levels = not (given_headline and given_summary)
+        headline, summary = self.levels(content, deadline) if needs_levels else ("", "")
         now = self.clock()
         memory = Memory(
             scope=draft.scope, category=draft.category, content=content,
-            headline=draft.headline or headline, summary=draft.summary or summary,
+            headline=given_headline or headline, summary=given_summary or summary,
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
             created_at=draft.created_at or now, updated_at=now, source=draft.source,
-            source_ref=draft.source_ref, content_hash=content_hash(content), context=draft.context,
+            source_ref=draft.source_ref, content_hash=content_hash(content), context=context,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
-        return memory
+        return memory, redacted + in_headline + in_summary + in_context
 
-    def write(self, prepared: Sequence[Prepared]) -> list[WriteOutcome]:
+    def write(
+        self, prepared: Sequence[Prepared], deadline: Deadline | None = None
+    ) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         candidates = [item.memory for item in prepared]
         # Token vectors are encoded while the judge decides (an LLM call, when one is set).
         encode = self.late_interaction.encode
         encoding = self.executor.submit(encode, candidates) if self.executor else None
-        decisions = self.judge.decide_batch(items)
+        decisions = self._decide(items, deadline)
         encoded = encoding.result() if encoding else encode(candidates)
         tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
         with self.store.write_lock():  # read-recheck-write is atomic across processes
             batch = PendingBatch()
             outcomes = [
-                self._commit(item, decision, batch, tokens.get(item.memory.id))
+                replace(
+                    self._commit(item, decision, batch, tokens.get(item.memory.id)),
+                    redacted=item.redacted,
+                )
                 for item, decision in zip(prepared, decisions, strict=True)
             ]
             memories = list(batch.memories.values())
@@ -147,6 +170,23 @@ class MemoryWriter:
             )
         self.late_interaction.written(memories, written_tokens)
         return outcomes
+
+    def _decide(
+        self, items: list[tuple[Memory, list[Neighbour]]], deadline: Deadline | None
+    ) -> list[Decision]:
+        """The judge's decisions, within the deadline; else the similarity rule's, saying so."""
+        if deadline is None or isinstance(self.judge, SimilarityJudge):
+            return self.judge.decide_batch(items)
+        rule = SimilarityJudge(self.settings)
+        decisions = deadline.run(
+            lambda: self.judge.decide_batch(items), lambda: rule.decide_batch(items)
+        )
+        if deadline.timed_out:
+            note = deadline.note()
+            return [
+                replace(d, reason=f"{d.reason}; {note}" if d.reason else note) for d in decisions
+            ]
+        return decisions
 
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
         ranked = self.store.vector_search(
@@ -205,8 +245,10 @@ class MemoryWriter:
         return decision.content is None and grew and len(merged.content) > limit
 
     def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
-        content = decision.content or merge_contents(existing.content, candidate.content)
-        headline, summary = decision.headline, decision.summary
+        merged = decision.content and redact_secrets(decision.content)  # an LLM wrote it
+        content = merged or merge_contents(existing.content, candidate.content)
+        headline = decision.headline and redact_secrets(decision.headline)
+        summary = decision.summary and redact_secrets(decision.summary)
         if not (headline and summary):
             # The judge's one call writes merged levels; without them the rules do, so a merge
             # never costs an extra LLM call.

@@ -1,18 +1,18 @@
 import pytest
 
 from openclaw_tinmem.capture.sanitize import (
-    REDACTED,
     clean,
     is_noise,
-    redact_secrets,
     strip_channel_metadata,
     strip_injected_block,
 )
+from openclaw_tinmem.redaction import REDACTED, redact_secrets
 
 
-def test_our_block_is_stripped_even_if_unclosed() -> None:
+def test_our_block_is_stripped_but_an_unclosed_tag_keeps_the_message() -> None:
     assert strip_injected_block("a <agent-experience>old</agent-experience> b") == "a  b"
-    assert strip_injected_block("a <agent-experience>never closed") == "a "
+    # a user message that opens the tag and never closes it loses only the tag
+    assert strip_injected_block("a <agent-experience>I live in Oslo") == "a I live in Oslo"
 
 
 def test_channel_envelopes_are_stripped() -> None:

@@ -6,9 +6,19 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.worker import CapturePipeline, CaptureWorker, memory_id_for, split_turn
+from openclaw_tinmem.capture.worker import (
+    CapturePipeline,
+    CaptureWorker,
+    capture_window,
+    memory_id_for,
+    split_turn,
+)
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import Action
@@ -125,6 +135,7 @@ def _responder(body: dict) -> Reply:  # type: ignore[type-arg]
     return Reply({"memories": [memory]}, delay=0.8 if number == "1" else 0.0)
 
 
+@pytest.mark.faults
 def test_killed_worker_loses_no_turn_and_replays_exactly_once(
     llm_settings: Settings, fake_llm: FakeLLM
 ) -> None:
@@ -147,3 +158,22 @@ def test_killed_worker_loses_no_turn_and_replays_exactly_once(
         assert journal.pending(due_only=False) == []
     finally:
         restarted.close()
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["user", "assistant", "system", "tool"]),
+            st.sampled_from(["I prefer tea every morning", "x", "", "ok thanks",
+                             "<agent-experience>old</agent-experience>"]),
+        ),
+        max_size=30,
+    ),
+    st.integers(min_value=0, max_value=6),
+)  # fmt: skip
+def test_the_journalled_window_is_all_that_capture_reads(
+    raw: list[tuple[str, str]], context_size: int
+) -> None:
+    messages = [Message(role, content) for role, content in raw]  # type: ignore[arg-type]
+    window = capture_window(messages, context_size)
+    assert split_turn(window, context_size) == split_turn(messages, context_size)

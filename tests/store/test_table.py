@@ -111,6 +111,7 @@ def test_readers_keep_the_published_snapshot_while_upkeep_commits(  # type: igno
     assert store.snapshot().size == published.size
 
 
+@pytest.mark.faults
 def test_writers_readers_and_background_upkeep_together_lose_nothing(  # type: ignore[no-untyped-def]
     settings: Settings, make_service
 ) -> None:
@@ -176,6 +177,7 @@ def test_failed_upkeep_does_not_fail_the_write_that_triggered_it(  # type: ignor
     ]
 
 
+@pytest.mark.faults
 def test_filter_injection_never_reaches_other_scopes(service: MemoryService) -> None:
     service.remember("Secret launch code is banana", Category.ENTITIES, scope="agent:other")
     service.remember("Public note about bananas", Category.ENTITIES, scope="global")
@@ -208,6 +210,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.faults
 def test_two_processes_lose_no_write_and_create_no_duplicate(
     settings: Settings, service: MemoryService, embedder: FastEmbedEmbedder
 ) -> None:

@@ -1,0 +1,92 @@
+"""The redactor: secrets in text are replaced by ``[REDACTED]`` before anything keeps them.
+
+It runs on every turn before the turn is journalled (so neither the journal nor an LLM ever
+sees a secret) and on every write path (capture, ``memory_store``, ``memory_update``, merges,
+imports). Detectors, most specific first:
+
+- provider keys by their shape: OpenAI/Anthropic ``sk-…``, AWS access key ids, GitHub and
+  Slack tokens, Google API keys and OAuth client secrets, JWTs, bearer tokens;
+- PEM private keys, with or without their END line (a pasted key cut short is still a key);
+- credentials in URLs (``scheme://user:password@host``), Azure SAS signatures (``sig=…``);
+- assignments to a secret-sounding name in any case — ``password``, ``passwd``, ``pwd``,
+  ``pw``, ``passphrase``, ``secret``, ``api key``, ``token``, ``access key``, ``client
+  secret``, ``aws_secret_access_key``, and in connection strings ``Password=``,
+  ``AccountKey=``, ``SharedAccessKey=`` — also when the name was cut to its end
+  (``ssword:``);
+- card numbers: 13–19 digits (spaces or dashes allowed) that pass the Luhn check.
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "[REDACTED]"
+
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"),  # OpenAI / Anthropic keys
+    re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),  # AWS access key ids
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"),  # GitHub tokens
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack tokens
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API keys
+    re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}"),  # Google OAuth client secrets
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWTs
+    # PEM private keys; a key cut short (no END line) runs to the end of its base64 body
+    re.compile(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
+        r"|[A-Za-z0-9+/=\s\\n]*)",
+        re.DOTALL,
+    ),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
+    re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s@/]+@"),  # credentials in URLs
+    re.compile(r"(?i)(?<=[?&]sig=)[A-Za-z0-9%+/=]{16,}"),  # Azure SAS signatures
+)
+_SECRET_NAME = (
+    r"aws_secret_access_key|aws[_\- ]?secret(?:[_\- ]?key)?|client[_\- ]?secret"
+    r"|api[_\- ]?key|access[_\- ]?key|secret[_\- ]?key|private[_\- ]?key"
+    r"|accountkey|sharedaccesskey|shared_access_key"  # Azure connection strings
+    r"|passphrase|passwords?|passwd|pwd|pw|pin|secret|token"
+    r"|[a-z]*ssword|[a-z]*sswd"  # a keyword cut at its start: "...ssword: hunter2"
+)
+_ASSIGNED_SECRET = re.compile(
+    rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
+)
+_CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])")
+
+
+def luhn_valid(digits: str) -> bool:
+    """The Luhn checksum every payment card number satisfies."""
+    total = 0
+    for position, character in enumerate(reversed(digits)):
+        value = int(character)
+        if position % 2 == 1:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str]) -> str:
+    digits = re.sub(r"[ \-]", "", match.group(0))
+    if 13 <= len(digits) <= 19 and luhn_valid(digits) and len(set(digits)) > 1:
+        return REDACTED
+    return match.group(0)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with every secret the detectors find replaced by ``[REDACTED]``."""
+    return count_redactions(text)[0]
+
+
+def count_redactions(text: str) -> tuple[str, int]:
+    """``text`` redacted, and how many secrets were replaced."""
+    count = 0
+    for pattern in SECRET_PATTERNS:
+        text, found = pattern.subn(REDACTED, text)
+        count += found
+    text, found = _ASSIGNED_SECRET.subn(
+        lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
+    )
+    count += found
+    before = text.count(REDACTED)
+    text = _CARD_CANDIDATE.sub(_card, text)
+    return text, count + text.count(REDACTED) - before

@@ -1,0 +1,75 @@
+"""The redactor against a corpus of secrets and of ordinary text, and on every path that keeps
+text: the journal, capture, memory_store, memory_update, merges, imports, workspace writes."""
+
+import json
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from benchmarks.secret_corpus import NEGATIVES, POSITIVES
+from openclaw_tinmem.capture.worker import WORKER_LOCK_NAME
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
+from openclaw_tinmem.maintenance import import_memories
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.redaction import REDACTED, count_redactions, luhn_valid, redact_secrets
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.tools.toolbox import build_toolbox
+
+
+@pytest.mark.parametrize(("text", "secret"), POSITIVES)
+def test_every_secret_of_the_corpus_is_redacted(text: str, secret: str) -> None:
+    redacted, count = count_redactions(text)
+    assert secret not in redacted and count >= 1 and REDACTED in redacted
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+def test_the_luhn_check_tells_card_numbers_from_other_digits() -> None:
+    assert luhn_valid("4111111111111111") and not luhn_valid("4111111111111112")
+    assert redact_secrets("ref 4111111111111112 ok") == "ref 4111111111111112 ok"
+
+
+def test_the_journal_never_holds_a_secret(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
+    journal = Path(plugin_settings.journal_path)
+    journal.mkdir(parents=True)
+    # hold the journal as another process's worker would: this one leaves the turn on disk
+    with FileLock(str(journal / WORKER_LOCK_NAME)):
+        plugin = make_plugin(plugin_settings)
+        text = "my password is hunter2x, card 4111 1111 1111 1111"
+        plugin.agent_end(
+            event=AgentEndEvent(messages=(Message("user", text),)), ctx=HookContext(agent_id="a")
+        )
+        (path,) = journal.glob("*.turn.json")
+        raw = path.read_text()
+        assert "hunter2x" not in raw and "4111 1111" not in raw and raw.count(REDACTED) == 2
+        assert oct(journal.stat().st_mode & 0o777) == "0o700"
+        assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_every_write_path_redacts_and_says_how_many(service: MemoryService, tmp_path: Path) -> None:
+    tools = build_toolbox(service)
+    stored = tools.call("memory_store", {"content": "Staging uses sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv as key",
+                                          "category": "entities"})  # fmt: skip
+    assert stored.data["redacted"] == 1
+    memory = service.get(stored.data["id"])
+    assert "sk-proj" not in memory.content + memory.headline + memory.summary
+    updated = tools.call("memory_update", {"id": memory.id, "content": "The db password is hunter2x",
+                                           "summary": "pw: s3cr3tpass"})  # fmt: skip
+    assert "hunter2x" not in json.dumps(updated.data) and "s3cr3tpass" not in json.dumps(
+        updated.data
+    )
+    import_memories(
+        service, [json.dumps({"content": "card 5500005555555559 on file", "category": "events"})]
+    )
+    assert all("5500005555555559" not in m.content for m in service.list_memories(limit=None))
+    written = tools.call("memory_write", {"content": "token: abcd1234efgh", "target": "memory"})
+    assert not written.is_error
+    read = tools.call("memory_read", {"path": "MEMORY.md"})
+    assert "abcd1234efgh" not in read.data["content"]
+    merged = service.remember("User's profile: password is letmein99", Category.PROFILE)
+    assert "letmein99" not in service.get(merged.memory.id).content
