@@ -225,12 +225,18 @@ def measure_import(
     started = time.perf_counter()
     import_memories(service, lines)
     import_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    again = import_memories(service, lines)  # the same file: every line is unchanged
+    reimport_seconds = time.perf_counter() - started
     service.close()
     return {
         "memories": count,
         "raw_embedding_per_second": round(count / raw_seconds, 1),
         "import_per_second": round(count / import_seconds, 1),
         "import_fraction_of_raw": round(raw_seconds / import_seconds, 3),
+        "reimport_unchanged": again.unchanged,
+        "reimport_seconds": round(reimport_seconds, 3),
+        "reimport_speedup": round(import_seconds / max(reimport_seconds, 1e-9), 1),
     }
 
 

@@ -6,7 +6,7 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import pyarrow as pa
@@ -39,8 +39,9 @@ def write_jsonl(records: Iterable[dict[str, Any]], stream: TextIO) -> int:
     return count
 
 
-def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
-    """One JSONL record as a Memory; missing levels are generated, a missing id is derived."""
+def parse_import_line(line: str, number: int) -> tuple[Memory, bool]:
+    """One JSONL record as a Memory (secrets redacted, a missing id derived from scope and
+    content), and whether its levels are still to be written (no headline or summary)."""
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:
@@ -58,9 +59,6 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
     )
     if isinstance(record.get("context"), str):
         record["context"] = redact_secrets(record["context"])
-    if not (headline and summary):  # only then: with an LLM this is a call per line
-        generated_headline, generated_summary = service.summarizer.levels(content)
-        headline, summary = headline or generated_headline, summary or generated_summary
     record.setdefault("source", Source.IMPORT.value)
     record.update(
         scope=scope,
@@ -72,7 +70,7 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
     )
     record.setdefault("id", str(uuid.uuid5(IMPORT_NAMESPACE, f"{scope}\n{content}")))
     try:
-        return Memory.model_validate(record)
+        return Memory.model_validate(record), not (headline and summary)
     except ValidationError as error:
         raise invalid_argument(error, noun="field", prefix=f"line {number}: ") from None
 
@@ -81,25 +79,68 @@ def parse_import_line(line: str, number: int, service: MemoryService) -> Memory:
 class ImportReport:
     imported: int
     batches: int
+    unchanged: int = 0  # lines whose memory is already stored as they say: not written again
+    problems: list[InvalidArgumentError] = field(default_factory=list)  # lines left out
+
+
+def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
+    """The stored memory is what the line says (times and generated levels aside)."""
+    if stored is None:
+        return False
+    same: tuple[str, ...] = (
+        "content_hash", "context", "scope", "category", "importance", "tags", "source",
+        "source_ref",
+    )  # fmt: skip
+    if levels_given:
+        same += ("headline", "summary")
+    return all(getattr(new, name) == getattr(stored, name) for name in same)
 
 
 def import_memories(
-    service: MemoryService, lines: list[str], *, progress: Progress | None = None
+    service: MemoryService,
+    lines: list[str],
+    *,
+    progress: Progress | None = None,
+    skip_invalid: bool = False,
 ) -> ImportReport:
-    """Validate every line first (nothing is written if one is bad), then embed and upsert by id.
+    """Validate every line first, then embed and upsert by id what is new or changed.
 
-    Upserting by id makes a repeated import idempotent.
+    Every invalid line is reported (line number, field, reason) and nothing is written,
+    unless ``skip_invalid``, which writes the valid lines and reports the others. A line whose
+    memory is stored exactly as it says is recognised by its content hash and skipped, so a
+    repeated import writes nothing and embeds nothing.
     """
-    memories = [
-        parse_import_line(line, number, service)
-        for number, line in enumerate(lines, start=1)
-        if line.strip()
+    parsed: dict[str, tuple[Memory, bool]] = {}
+    problems: list[InvalidArgumentError] = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                memory, needs_levels = parse_import_line(line, number)
+            except InvalidArgumentError as error:
+                problems.append(error)
+                continue
+            parsed[memory.id] = (memory, needs_levels)
+    if problems and not skip_invalid:
+        listing = "\n".join(f"  {problem.message}" for problem in problems)
+        raise InvalidArgumentError(
+            f"{len(problems)} invalid line(s); nothing was written:\n{listing}",
+            field=problems[0].field if len(problems) == 1 else "line",
+        )
+    stored = service.store.get(list(parsed))
+    changed = [
+        memory
+        for memory, needs_levels in parsed.values()
+        if not _unchanged(memory, stored.get(memory.id), not needs_levels)
     ]
-    unique = list({memory.id: memory for memory in memories}.values())
+    for memory in changed:
+        if parsed[memory.id][1]:  # only then: with an LLM this is a call per line
+            memory.headline, memory.summary = service.summarizer.levels(memory.content)
     batch_size = service.settings.import_batch_size
     batches = 0
-    for start in range(0, len(unique), batch_size):
-        batch = unique[start : start + batch_size]
+    if progress and len(changed) < len(parsed):
+        progress(len(parsed) - len(changed))
+    for start in range(0, len(changed), batch_size):
+        batch = changed[start : start + batch_size]
         vectors = service.embedder.embed_documents([memory.content for memory in batch])
         service.store.upsert(batch, vectors, service.late_interaction.encode(batch))
         batches += 1
@@ -107,7 +148,7 @@ def import_memories(
             progress(len(batch))
     if batches > 1:  # fold the bulk of new rows into the indexes now, not at some later write
         service.store.optimize()
-    return ImportReport(imported=len(unique), batches=batches)
+    return ImportReport(len(changed), batches, len(parsed) - len(changed), problems)
 
 
 def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:

@@ -84,6 +84,26 @@ def validate_memory_id(memory_id: str, *, field: str = "id") -> str:
     return candidate
 
 
+MIN_ID_PREFIX = 8
+_ID_PREFIX_PATTERN = re.compile(r"^[0-9a-f][0-9a-f\-]{7,35}$")
+
+
+def validate_memory_reference(memory_id: str, *, field: str = "id") -> str:
+    """A memory UUID, or a prefix of one of at least 8 characters, lower-cased; else raise."""
+    candidate = memory_id.strip().lower() if isinstance(memory_id, str) else ""
+    if _UUID_PATTERN.fullmatch(candidate) or _ID_PREFIX_PATTERN.fullmatch(candidate):
+        return candidate
+    raise InvalidArgumentError(
+        f"invalid memory id {memory_id!r}: expected a UUID such as "
+        "'123e4567-e89b-12d3-a456-426614174000', or its first 8 or more characters",
+        field=field,
+    )
+
+
+def is_full_id(memory_id: str) -> bool:
+    return bool(_UUID_PATTERN.fullmatch(memory_id))
+
+
 MAX_TAGS = 32
 # The end of a conversational context is what matters (the message just before a memory).
 MAX_CONTEXT_CHARACTERS = 2000
@@ -125,7 +145,7 @@ class Memory(BaseModel):
     headline: str
     summary: str
     content: str
-    importance: float = 0.5
+    importance: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False)
     tags: list[str] = Field(default_factory=list)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

@@ -26,9 +26,10 @@ from openclaw_tinmem.models import (
     Source,
     WriteOutcome,
     content_hash,
+    is_full_id,
     normalise_tags,
     utc_now,
-    validate_memory_id,
+    validate_memory_reference,
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
 from openclaw_tinmem.redaction import redact_secrets
@@ -232,9 +233,31 @@ class MemoryService:
             return []
         return self.writer.write(self.writer.prepare(drafts, deadline), deadline)
 
+    def resolve_id(self, memory_id: str, *, identity: Identity | None = None) -> str:
+        """The full id a UUID or a unique prefix (8+ characters) names, among the memories the
+        caller may read; an ambiguous prefix is an error listing the matches."""
+        reference = validate_memory_reference(memory_id)
+        if is_full_id(reference):
+            return reference
+        access = self.access(identity)
+        matches = [
+            memory.id
+            for memory in self.store.get(self.store.snapshot().ids_starting(reference)).values()
+            if access.can_read(memory.scope)
+        ]
+        if not matches:
+            raise NotFoundError(f"no memory id starts with {reference}", field="id")
+        if len(matches) > 1:
+            raise InvalidArgumentError(
+                f"id prefix {reference} matches {len(matches)} memories: "
+                + ", ".join(sorted(matches)[:10]) + "; give more characters",
+                field="id",
+            )  # fmt: skip
+        return matches[0]
+
     def get(self, memory_id: str, *, identity: Identity | None = None) -> Memory:
-        """The memory with this id, if the caller may read its scope."""
-        memory_id = validate_memory_id(memory_id)
+        """The memory with this id (or unique id prefix), if the caller may read its scope."""
+        memory_id = self.resolve_id(memory_id, identity=identity)
         found = self.store.get([memory_id]).get(memory_id)
         if found is None or not self.access(identity).can_read(found.scope):
             raise NotFoundError(f"no memory with id {memory_id}", field="id")
@@ -270,7 +293,7 @@ class MemoryService:
         What new content needs (levels from the LLM, embeddings, token vectors) is made before
         the write lock is taken, within ``tool_timeout_seconds`` for the LLM; under the lock
         the memory is read again and only the given fields are written onto it."""
-        memory_id = validate_memory_id(memory_id)
+        memory_id = self.resolve_id(memory_id, identity=identity)
         access = self.access(identity)
         content, summary, headline = (
             None if text is None else redact_secrets(text) for text in (content, summary, headline)

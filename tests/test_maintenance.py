@@ -100,3 +100,40 @@ def test_context_survives_export_and_import_and_bad_context_names_the_field(
     with pytest.raises(InvalidArgumentError) as caught:
         import_memories(other, [bad])
     assert caught.value.field == "context" and "line 1" in str(caught.value)
+
+
+def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
+    service: MemoryService,
+) -> None:
+    lines = [
+        '{"content": "Prefers metric units", "category": "preferences"}',
+        '{"content": "Bad category", "category": "moods"}',
+        "not json at all",
+        '{"category": "events"}',
+        '{"content": "Likes tea", "category": "preferences", "importance": 7}',
+    ]
+    with pytest.raises(InvalidArgumentError) as caught:
+        import_memories(service, lines)
+    message = caught.value.message
+    assert message.startswith("4 invalid line(s); nothing was written")
+    for expected in ("line 2: category", "line 3: not valid JSON", "line 4: content is required",
+                     "line 5: importance"):  # fmt: skip
+        assert expected in message
+    assert service.store.count() == 0
+    report = import_memories(service, lines, skip_invalid=True)
+    assert report.imported == 1 and len(report.problems) == 4 and service.store.count() == 1
+
+
+def test_unchanged_lines_are_recognised_and_skipped(service: MemoryService) -> None:
+    counting = CountingSummarizer()
+    service.summarizer = counting
+    lines = [json.dumps({"content": f"Note {n} about the roadmap", "category": "events"})
+             for n in range(20)]  # fmt: skip
+    assert import_memories(service, lines).imported == 20
+    asked, version = counting.calls, service.store.table.version
+    again = import_memories(service, lines)
+    assert (again.imported, again.unchanged) == (0, 20)
+    assert counting.calls == asked and service.store.table.version == version  # nothing redone
+    changed = [*lines[:19], json.dumps({"content": "Note 19 about the roadmap",
+                                        "category": "events", "importance": 0.9})]  # fmt: skip
+    assert import_memories(service, changed).imported == 1

@@ -195,3 +195,25 @@ def test_an_unrelated_query_gets_nothing_and_a_related_one_its_memory(
     assert "Biscuit" in service.recall("what is my dog's name")[0].memory.content
     everything = service.recall("How tall is Mount Everest?", min_similarity=0.0)
     assert len(everything) == 3  # without the floor, ranking fills its list whatever it holds
+
+
+def test_an_id_prefix_of_eight_or_more_characters_names_a_memory(service: MemoryService) -> None:
+    lines = [
+        json.dumps({"id": f"aaaaaaaa-0000-4000-8000-00000000000{n}", "content": text,
+                    "category": "events"})
+        for n, text in ((1, "First note about the move"), (2, "Second note about the move"))
+    ]  # fmt: skip
+    import_memories(service, lines)
+    unique = service.remember("A note of its own", Category.EVENTS).memory
+    assert service.get(unique.id[:8]).id == unique.id
+    assert service.update(unique.id[:12], importance=0.9).importance == 0.9
+    with pytest.raises(InvalidArgumentError) as ambiguous:
+        service.get("aaaaaaaa")
+    assert "matches 2 memories" in ambiguous.value.message
+    assert "aaaaaaaa-0000-4000-8000-000000000001" in ambiguous.value.message
+    with pytest.raises(InvalidArgumentError, match="first 8 or more characters"):
+        service.get("aaaa")
+    with pytest.raises(NotFoundError):
+        service.get("bbbbbbbb")
+    assert service.forget(memory_id="aaaaaaaa-0000-4000-8000-000000000002").deleted
+    assert service.get("aaaaaaaa").id.endswith("1")  # unique again

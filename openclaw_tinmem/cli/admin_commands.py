@@ -105,10 +105,21 @@ def export(state: CliState, output: str) -> None:
 
 @main.command("import")
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Write the valid lines and report the invalid ones (default: write nothing if any "
+    "line is invalid).",
+)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
-def import_command(state: CliState, source: str, as_json: bool) -> None:
-    """Import memories from JSONL. Idempotent by id; nothing is written if a line is invalid."""
+def import_command(state: CliState, source: str, skip_invalid: bool, as_json: bool) -> None:
+    """Import memories from JSONL, idempotently by id.
+
+    Every line is validated first and every invalid one reported (line, field, reason);
+    nothing is written then unless --skip-invalid. Lines whose memory is already stored as
+    they say are recognised by their content hash and skipped ("unchanged").
+    """
     state.require_administrator("import")
     from openclaw_tinmem import maintenance
 
@@ -120,12 +131,19 @@ def import_command(state: CliState, source: str, as_json: bool) -> None:
         with progress_bar("Importing", total) as bar:
             task = bar.add_task("import", total=total)
             report = maintenance.import_memories(
-                state.service, lines, progress=lambda n: bar.advance(task, n)
+                state.service,
+                lines,
+                progress=lambda n: bar.advance(task, n),
+                skip_invalid=skip_invalid,
             )
+    problems = [problem.message for problem in report.problems]
     if as_json:
-        emit_json({"imported": report.imported, "batches": report.batches})
-    else:
-        click.echo(f"Imported {report.imported} memories.")
+        emit_json({"imported": report.imported, "unchanged": report.unchanged,
+                   "invalid": problems, "batches": report.batches})  # fmt: skip
+        return
+    click.echo(f"Imported {report.imported} memories; {report.unchanged} unchanged.")
+    for problem in problems:
+        click.echo(f"skipped: {problem}", err=True)
 
 
 @main.command()

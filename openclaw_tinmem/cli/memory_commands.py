@@ -24,12 +24,22 @@ from openclaw_tinmem.cli.app import (
     "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
 )
 @click.option("--limit", default=50, show_default=True, help="Most recent N memories.")
+@click.option("--wide", is_flag=True, help="Show full ids (by default their first 8 characters).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.pass_obj
 def list_command(
-    state: CliState, scopes: tuple[str, ...], categories: tuple[str, ...], limit: int, as_json: bool
+    state: CliState,
+    scopes: tuple[str, ...],
+    categories: tuple[str, ...],
+    limit: int,
+    wide: bool,
+    as_json: bool,
 ) -> None:
-    """List stored memories, most recently updated first."""
+    """List stored memories, most recently updated first.
+
+    Ids are shown by their first 8 characters, which every command that takes an id accepts
+    (an ambiguous prefix is an error listing the matches); --wide or --json show them whole.
+    """
     from rich.console import Console
     from rich.table import Table
 
@@ -45,16 +55,40 @@ def list_command(
             emit_json(memory.public_dict())
         return
     table = Table("id", "scope", "category", "headline", "importance", "updated")
+    table.columns[0].no_wrap = True
     for memory in memories:
         table.add_row(
-            memory.id,
+            memory.id if wide else memory.id[:8],
             memory.scope,
             memory.category.value,
             memory.headline,
             f"{memory.importance:.2f}",
             memory.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
-    Console().print(table)
+    Console(width=max(200, Console().width) if wide else None).print(table)
+
+
+@main.command()
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def show(state: CliState, memory_id: str, as_json: bool) -> None:
+    """Show one memory whole: its three levels, where it came from, its statistics.
+
+    MEMORY_ID is the id or its first 8 or more characters."""
+    with friendly_errors():
+        memory = state.service.get(memory_id, identity=state.identity)
+    record = memory.public_dict()
+    if as_json:
+        emit_json(record)
+        return
+    for name in ("id", "scope", "category", "importance", "tags", "source", "source_ref",
+                 "created_at", "updated_at", "access_count", "last_accessed_at"):  # fmt: skip
+        click.echo(f"{name}: {record[name]}")
+    click.echo(f"\nL0 headline:\n  {memory.headline}\nL1 summary:\n  {memory.summary}")
+    click.echo(f"L2 content:\n  {memory.content}")
+    if memory.context:
+        click.echo(f"context (what it answered):\n  {memory.context}")
 
 
 @main.command()

@@ -117,6 +117,14 @@ class Snapshot:
         found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
         return [self.buffer.data[position] for position in found]
 
+    def ids_starting(self, prefix: str) -> list[str]:
+        """The ids of live memories that start with ``prefix``."""
+        return [
+            memory_id
+            for memory_id, position in self.positions.items()
+            if memory_id.startswith(prefix) and position < self.size and self.alive[position]
+        ]
+
     def find_hash(self, scope: str, category: str, digest: str) -> str | None:
         """The id of a live memory in ``scope`` and ``category`` with this content hash."""
         matches = pc.equal(self.records.column("content_hash"), digest).to_numpy(

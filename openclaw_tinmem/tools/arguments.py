@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
-from openclaw_tinmem.models import Category, Level, validate_memory_id, validate_scope
+from openclaw_tinmem.models import Category, Level, validate_memory_reference, validate_scope
 
 MAX_CONTENT_CHARACTERS = 20_000
 MAX_QUERY_CHARACTERS = 2_000
@@ -98,7 +98,9 @@ class StoreArguments(ToolArguments):
 
 
 class ForgetArguments(ToolArguments):
-    id: str | None = Field(None, description="The id of the memory to delete")
+    id: str | None = Field(
+        None, description="The id of the memory to delete (or its first 8+ characters)"
+    )
     query: str | None = Field(
         None, min_length=1, max_length=MAX_QUERY_CHARACTERS,
         description="Delete memories matching this query (only confident matches are deleted)",
@@ -122,7 +124,7 @@ class ForgetArguments(ToolArguments):
     @field_validator("id")
     @classmethod
     def _uuid(cls, value: str | None) -> str | None:
-        return None if value is None else validate_memory_id(value)
+        return None if value is None else validate_memory_reference(value)
 
     @model_validator(mode="after")
     def _id_or_query(self) -> ForgetArguments:
@@ -132,7 +134,7 @@ class ForgetArguments(ToolArguments):
 
 
 class UpdateArguments(ToolArguments):
-    id: str = Field(description="The id of the memory to update")
+    id: str = Field(description="The id of the memory to update (or its first 8+ characters)")
     content: str | None = Field(
         None, min_length=1, max_length=MAX_CONTENT_CHARACTERS, description="New full content"
     )
@@ -146,7 +148,7 @@ class UpdateArguments(ToolArguments):
     @field_validator("id")
     @classmethod
     def _uuid(cls, value: str) -> str:
-        return validate_memory_id(value)
+        return validate_memory_reference(value)
 
     @model_validator(mode="after")
     def _something_to_change(self) -> UpdateArguments:

@@ -99,12 +99,10 @@ def test_export_import_round_trip_is_idempotent(run, tmp_path: Path) -> None:  #
     assert run("export", str(exported)).exit_code == 0
     lines = exported.read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[0])["content"] == "The API gateway is Kong"
-    for _ in range(2):
+    for _ in range(2):  # the memories are there as the file says: nothing is written again
         imported = run("import", str(exported), "--json")
-        assert (
-            imported.exit_code == 0
-            and json.loads(imported.stdout.splitlines()[-1])["imported"] == 2
-        )
+        report = json.loads(imported.stdout.splitlines()[-1])
+        assert imported.exit_code == 0 and (report["imported"], report["unchanged"]) == (0, 2)
     assert json.loads(run("stats", "--json").stdout)["total"] == 2
 
 
@@ -218,3 +216,18 @@ def test_the_cli_is_the_administrator_unless_told_to_act_as_an_agent(run) -> Non
     refused = run("--agent-id", "beta", "export")
     assert refused.exit_code == 2 and "administrator" in refused.output
     assert "acts as the administrator" in " ".join(run("--help").output.split())
+
+
+def test_list_shows_short_ids_that_show_and_update_accept(run) -> None:  # type: ignore[no-untyped-def]
+    stored = json.loads(run("tool", "memory_store", json.dumps(
+        {"content": "The team standup moved to 9:30 on Mondays", "category": "events"}
+    )).output)  # fmt: skip
+    short = stored["id"][:8]
+    listed = run("list").output
+    assert short in listed and stored["id"] not in listed
+    assert stored["id"] in run("list", "--wide").output
+    shown = run("show", short)
+    assert shown.exit_code == 0 and "L2 content:" in shown.output and "9:30" in shown.output
+    assert run("update", short, "--importance", "0.9").exit_code == 0
+    assert json.loads(run("show", short, "--json").output)["importance"] == 0.9
+    assert run("show", "abc").exit_code == 2
