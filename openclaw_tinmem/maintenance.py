@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -24,9 +24,12 @@ Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")
 
 
-def export_memories(store: MemoryStore) -> Iterator[dict[str, Any]]:
-    """Every memory as a JSON-ready dict (no vectors), oldest first."""
-    memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
+def export_memories(
+    store: MemoryStore, memories: Sequence[Memory] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every memory (or those given) as a JSON-ready dict (no vectors), oldest first."""
+    if memories is None:
+        memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
     for memory in sorted(memories, key=lambda memory: memory.created_at):
         yield memory.public_dict()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from openclaw_tinmem.access import Access, Identity
@@ -34,7 +33,7 @@ from openclaw_tinmem.models import (
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.table import MemoryStore
-from openclaw_tinmem.text import details_agree, is_small_talk
+from openclaw_tinmem.text import is_small_talk
 from openclaw_tinmem.write.dedup import (
     FallbackJudge,
     LLMJudge,
@@ -42,23 +41,13 @@ from openclaw_tinmem.write.dedup import (
     SimilarityJudge,
     Summarizer,
 )
+from openclaw_tinmem.write.forgetting import ForgetOutcome, delete, is_confident
 from openclaw_tinmem.write.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.write.writer import MemoryWriter
 
 logger = logging.getLogger("openclaw_tinmem")
 # Python code that owns the service acts for the store's owner unless it names an identity.
 OWNER = Identity.administrator(via="python")
-
-
-@dataclass(frozen=True)
-class ForgetOutcome:
-    """What memory_forget deleted (or, in a dry run, would delete), and the candidates it did
-    not dare to delete."""
-
-    deleted: list[Memory]
-    candidates: list[Hit] = field(default_factory=list)
-    dry_run: bool = False
-    purged: bool = False
 
 
 def open_store(settings: Settings, embedder: Embedder, *, verify_model: bool = True) -> MemoryStore:
@@ -362,7 +351,7 @@ class MemoryService:
                     f"no memory with id {memory.id} in the given scope/categories", field="id"
                 )
             access.check_write(memory.scope, field="id")
-            return self._delete([memory], [], dry_run=dry_run, purge=purge)
+            return delete(self.store, [memory], [], dry_run=dry_run, purge=purge)
         if not query or not query.strip():
             raise InvalidArgumentError("give either id or query", field="id")
         hits = self.recall(
@@ -374,25 +363,41 @@ class MemoryService:
             identity=identity,
         )
         hits = [hit for hit in hits if access.can_write(hit.memory.scope)]
-        confident = [hit for hit in hits if self._confident(query, hit)]
+        floor = self.settings.forget_min_similarity
+        confident = [hit for hit in hits if is_confident(query, hit, floor)]
         confident = confident[: self.settings.forget_max_deletions]
         chosen = {hit.memory.id for hit in confident}
         others = [hit for hit in hits if hit.memory.id not in chosen]
         memories = [hit.memory for hit in confident]
-        return self._delete(memories, others, dry_run=dry_run, purge=purge)
+        return delete(self.store, memories, others, dry_run=dry_run, purge=purge)
 
-    def _confident(self, query: str, hit: Hit) -> bool:
-        """Close in meaning and agreeing on every detail the query names."""
-        close = hit.similarity is not None and hit.similarity >= self.settings.forget_min_similarity
-        statement = f"{hit.memory.headline}\n{hit.memory.content}"
-        return close and details_agree(query, statement)
+    def select(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+        before: datetime | None = None,
+        tags: Sequence[str] = (),
+        identity: Identity | None = None,
+    ) -> list[Memory]:
+        """Every memory the caller may read in ``scopes`` and ``categories``, last updated
+        before ``before``, carrying all of ``tags`` (for bulk forgetting and export)."""
+        readable = self.access(identity).scopes_to_read(scopes)
+        if readable == []:
+            return []
+        wanted = set(normalise_tags(list(tags)))
+        memories = self.store.list_memories(scopes=readable, categories=categories, limit=None)
+        return [
+            memory
+            for memory in memories
+            if (before is None or memory.updated_at < before) and wanted <= set(memory.tags)
+        ]
 
-    def _delete(
-        self, memories: list[Memory], others: list[Hit], *, dry_run: bool, purge: bool
-    ) -> ForgetOutcome:
-        if dry_run or not memories:
-            return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
-        self.store.delete([memory.id for memory in memories])
-        if purge:
-            self.store.purge()
-        return ForgetOutcome(memories, others, purged=purge)
+    def forget_many(
+        self, memories: Sequence[Memory], *, purge: bool = False, identity: Identity | None = None
+    ) -> list[Memory]:
+        """Delete these memories in one commit, if the caller may write every one of them."""
+        access = self.access(identity)
+        for memory in memories:
+            access.check_write(memory.scope, field="scope")
+        return delete(self.store, list(memories), [], dry_run=False, purge=purge).deleted

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
+from openclaw_tinmem.categories import Category
 from openclaw_tinmem.cli.app import (
+    CATEGORY_CHOICE,
     EXIT_INVALID,
     JSON_HELP,
     CliState,
@@ -87,14 +90,35 @@ def optimize(state: CliState, as_json: bool) -> None:
 
 @main.command()
 @click.argument("output", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@click.option("--scope", "scopes", multiple=True, help="Only this scope (repeatable).")
+@click.option("--category", "categories", multiple=True, type=CATEGORY_CHOICE,
+              help="Only these categories (repeatable).")  # fmt: skip
+@click.option("--before", type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]),
+              help="Only memories last updated before this date (UTC).")  # fmt: skip
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.pass_obj
-def export(state: CliState, output: str) -> None:
-    """Write every memory as JSONL (to OUTPUT, or stdout by default)."""
+def export(
+    state: CliState,
+    output: str,
+    scopes: tuple[str, ...],
+    categories: tuple[str, ...],
+    before: datetime | None,
+    tags: tuple[str, ...],
+) -> None:
+    """Write memories as JSONL (to OUTPUT, or stdout by default): every one, or those
+    matching the filters, oldest first."""
     state.require_administrator("export")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
-        records = maintenance.export_memories(state.service.store)
+        filtered = bool(scopes or categories or before or tags)
+        chosen = state.service.select(
+            scopes=list(scopes) or None,
+            categories=[Category(c) for c in categories] or None,
+            before=before.replace(tzinfo=UTC) if before else None,
+            tags=tags,
+        ) if filtered else None  # fmt: skip
+        records = maintenance.export_memories(state.service.store, chosen)
         if output == "-":
             count = maintenance.write_jsonl(records, sys.stdout)
         else:

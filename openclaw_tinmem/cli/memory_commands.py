@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -201,15 +202,22 @@ def update(
 @main.command()
 @click.argument("memory_id", required=False)
 @click.option("--query", help="Delete confident matches of this query instead of an id.")
-@click.option("--scope", help="Only delete in this scope.")
+@click.option("--scope", "scopes", multiple=True, help="Only in this scope (repeatable).")
 @click.option(
     "--category",
     "categories",
     multiple=True,
     type=CATEGORY_CHOICE,
-    help="Only delete in these categories (repeatable).",
+    help="Only in these categories (repeatable).",
 )
+@click.option(
+    "--before",
+    type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]),
+    help="Without an id or --query: every memory last updated before this date (UTC).",
+)
+@click.option("--tag", "tags", multiple=True, help="Without an id or --query: only with this tag.")
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted; delete nothing.")
+@click.option("--yes", is_flag=True, help="Delete in bulk without asking for confirmation.")
 @click.option(
     "--purge",
     is_flag=True,
@@ -222,17 +230,26 @@ def forget(
     state: CliState,
     memory_id: str | None,
     query: str | None,
-    scope: str | None,
+    scopes: tuple[str, ...],
     categories: tuple[str, ...],
+    before: datetime | None,
+    tags: tuple[str, ...],
     dry_run: bool,
+    yes: bool,
     purge: bool,
     as_json: bool,
 ) -> None:
-    """Delete a memory by id, or confident matches of --query (the path of memory_forget)."""
+    """Delete a memory by id, confident matches of --query (the path of memory_forget), or —
+    with neither — every memory that matches --scope/--category/--before/--tag.
+
+    A bulk deletion asks for confirmation unless --yes; --dry-run lists what would go."""
+    if memory_id is None and query is None and (scopes or categories or before or tags):
+        forget_in_bulk(state, scopes, categories, before, tags, dry_run, yes, purge, as_json)
+        return
     arguments: dict[str, Any] = {
         "id": memory_id,
         "query": query,
-        "scope": scope,
+        "scope": list(scopes) or None,
         "categories": list(categories) or None,
         "dry_run": dry_run or None,
     }
@@ -242,3 +259,42 @@ def forget(
         with friendly_errors():
             state.service.store.purge()
         click.echo("Purged: older versions no longer hold deleted memories.", err=True)
+
+
+def forget_in_bulk(
+    state: CliState,
+    scopes: tuple[str, ...],
+    categories: tuple[str, ...],
+    before: datetime | None,
+    tags: tuple[str, ...],
+    dry_run: bool,
+    yes: bool,
+    purge: bool,
+    as_json: bool,
+) -> None:
+    with friendly_errors():
+        chosen = state.service.select(
+            scopes=list(scopes) or None,
+            categories=[Category(c) for c in categories] or None,
+            before=before.replace(tzinfo=UTC) if before else None,
+            tags=tags,
+            identity=state.identity,
+        )
+        if dry_run or not chosen:
+            listing = [{"id": m.id, "scope": m.scope, "headline": m.headline} for m in chosen]
+            if as_json:
+                emit_json({"dry_run": dry_run, "would_delete": listing, "deleted": []})
+            else:
+                click.echo(
+                    f"Would delete {len(chosen)} memories:" if dry_run else "Nothing matches."
+                )
+                for item in listing:
+                    click.echo(f"  {item['id'][:8]}  {item['scope']}  {item['headline']}")
+            return
+        if not yes:
+            click.confirm(f"Delete {len(chosen)} memories?", abort=True)
+        deleted = state.service.forget_many(chosen, purge=purge, identity=state.identity)
+    if as_json:
+        emit_json({"deleted": [memory.id for memory in deleted]})
+    else:
+        click.echo(f"Deleted {len(deleted)} memories.")

@@ -15,7 +15,8 @@ from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, Handler, ToolDefinit
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Identity
-    from openclaw_tinmem.service import ForgetOutcome, MemoryService
+    from openclaw_tinmem.service import MemoryService
+    from openclaw_tinmem.write.forgetting import ForgetOutcome
 
 
 def _outcome_text(outcome: WriteOutcome) -> str:

@@ -231,3 +231,31 @@ def test_list_shows_short_ids_that_show_and_update_accept(run) -> None:  # type:
     assert run("update", short, "--importance", "0.9").exit_code == 0
     assert json.loads(run("show", short, "--json").output)["importance"] == 0.9
     assert run("show", "abc").exit_code == 2
+
+
+def test_bulk_forget_previews_asks_and_deletes_only_what_matches(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lines = [
+        {"content": "Old deploy note", "category": "events", "scope": "agent:ops",
+         "tags": ["deploy"], "created_at": "2024-01-01T00:00:00", "updated_at": "2024-01-01T00:00:00"},
+        {"content": "Old billing note", "category": "events", "scope": "agent:ops",
+         "created_at": "2024-01-02T00:00:00", "updated_at": "2024-01-02T00:00:00"},
+        {"content": "Recent deploy note", "category": "events", "scope": "agent:ops",
+         "tags": ["deploy"]},
+        {"content": "Old preference", "category": "preferences", "scope": "global",
+         "tags": ["deploy"], "created_at": "2024-01-01T00:00:00", "updated_at": "2024-01-01T00:00:00"},
+    ]  # fmt: skip
+    source = tmp_path / "seed.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in lines))
+    assert run("import", str(source)).exit_code == 0
+    filters = ("--scope", "agent:ops", "--before", "2025-01-01", "--tag", "deploy")
+    preview = run("forget", *filters, "--dry-run", "--json")
+    would = json.loads(preview.stdout)["would_delete"]
+    assert [item["scope"] for item in would] == ["agent:ops"] and len(would) == 1
+    refused = run("forget", *filters, input="n\n")
+    assert refused.exit_code != 0  # answered no: aborted
+    exported = tmp_path / "ops.jsonl"
+    assert run("export", str(exported), "--scope", "agent:ops").exit_code == 0
+    assert len(exported.read_text().splitlines()) == 3
+    done = run("forget", *filters, "--yes", "--json")
+    assert len(json.loads(done.stdout)["deleted"]) == 1
+    assert json.loads(run("stats", "--json").stdout)["total"] == 3

@@ -1,0 +1,40 @@
+"""Forgetting: when a match is confident enough to delete, and the deletion itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openclaw_tinmem.models import Hit, Memory
+from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.text import details_agree
+
+
+@dataclass(frozen=True)
+class ForgetOutcome:
+    """What memory_forget deleted (or, in a dry run, would delete), and the candidates it did
+    not dare to delete."""
+
+    deleted: list[Memory]
+    candidates: list[Hit] = field(default_factory=list)
+    dry_run: bool = False
+    purged: bool = False
+
+
+def is_confident(query: str, hit: Hit, min_similarity: float) -> bool:
+    """Close to the query in meaning and agreeing on every detail the query names."""
+    close = hit.similarity is not None and hit.similarity >= min_similarity
+    statement = f"{hit.memory.headline}\n{hit.memory.content}"
+    return close and details_agree(query, statement)
+
+
+def delete(
+    store: MemoryStore, memories: list[Memory], others: list[Hit], *, dry_run: bool, purge: bool
+) -> ForgetOutcome:
+    """Delete ``memories`` in one commit (nothing in a dry run); ``others`` are the candidates
+    that were not chosen. ``purge`` prunes every older version of the table at once."""
+    if dry_run or not memories:
+        return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
+    store.delete([memory.id for memory in memories])
+    if purge:
+        store.purge()
+    return ForgetOutcome(memories, others, purged=purge)
