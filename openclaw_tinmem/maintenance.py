@@ -17,6 +17,7 @@ from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
 
@@ -146,6 +147,11 @@ def import_memories(
         batch = changed[start : start + batch_size]
         vectors = service.embedder.embed_documents([memory.content for memory in batch])
         service.store.upsert(batch, vectors, service.late_interaction.encode(batch))
+        service.store.record([
+            HistoryEvent(memory.id, HistoryAction.IMPORTED, state_of(stored.get(memory.id)),
+                         state_of(memory), actor="administrator (import)", source="import")
+            for memory in batch
+        ])  # fmt: skip
         batches += 1
         if progress:
             progress(len(batch))

@@ -32,6 +32,7 @@ from openclaw_tinmem.models import (
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
 from openclaw_tinmem.redaction import redact_secrets
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
 from openclaw_tinmem.write.dedup import (
@@ -220,7 +221,8 @@ class MemoryService:
             access.check_write(draft.scope)
         if not drafts:
             return []
-        return self.writer.write(self.writer.prepare(drafts, deadline), deadline)
+        actor = access.identity.describe()
+        return self.writer.write(self.writer.prepare(drafts, deadline), deadline, actor)
 
     def resolve_id(self, memory_id: str, *, identity: Identity | None = None) -> str:
         """The full id a UUID or a unique prefix (8+ characters) names, among the memories the
@@ -309,6 +311,10 @@ class MemoryService:
             updated = memory.model_copy(update={**changes, "updated_at": self.clock()})
             tokens = self._tokens_of(updated, memory)
             self.store.upsert([updated], [stored_vector if vector is None else vector], tokens)
+            self.store.record([HistoryEvent(
+                memory.id, HistoryAction.UPDATED, state_of(memory), state_of(updated),
+                actor=access.identity.describe(), source="memory_update",
+            )])  # fmt: skip
         self.late_interaction.written([updated], tokens)
         return updated
 
@@ -351,7 +357,9 @@ class MemoryService:
                     f"no memory with id {memory.id} in the given scope/categories", field="id"
                 )
             access.check_write(memory.scope, field="id")
-            return delete(self.store, [memory], [], dry_run=dry_run, purge=purge)
+            return delete(
+                self.store, [memory], [], dry_run=dry_run, purge=purge, actor=access.identity
+            )
         if not query or not query.strip():
             raise InvalidArgumentError("give either id or query", field="id")
         hits = self.recall(
@@ -369,7 +377,9 @@ class MemoryService:
         chosen = {hit.memory.id for hit in confident}
         others = [hit for hit in hits if hit.memory.id not in chosen]
         memories = [hit.memory for hit in confident]
-        return delete(self.store, memories, others, dry_run=dry_run, purge=purge)
+        return delete(
+            self.store, memories, others, dry_run=dry_run, purge=purge, actor=access.identity
+        )
 
     def select(
         self,
@@ -400,4 +410,7 @@ class MemoryService:
         access = self.access(identity)
         for memory in memories:
             access.check_write(memory.scope, field="scope")
-        return delete(self.store, list(memories), [], dry_run=False, purge=purge).deleted
+        outcome = delete(
+            self.store, list(memories), [], dry_run=False, purge=purge, actor=access.identity
+        )
+        return outcome.deleted

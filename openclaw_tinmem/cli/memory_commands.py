@@ -298,3 +298,51 @@ def forget_in_bulk(
         emit_json({"deleted": [memory.id for memory in deleted]})
     else:
         click.echo(f"Deleted {len(deleted)} memories.")
+
+
+@main.command()
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per event.")
+@click.pass_obj
+def history(state: CliState, memory_id: str, as_json: bool) -> None:
+    """Every change of a memory, oldest first: created, merged, updated, forgotten, imported,
+    restored — who acted, from where, and what it said before and after.
+
+    MEMORY_ID is the id or its first 8 or more characters (a forgotten memory too)."""
+    from openclaw_tinmem.write.restoring import history as memory_history
+
+    with friendly_errors():
+        events = memory_history(state.service, memory_id, state.identity)
+    for event in events:
+        if as_json:
+            emit_json(event.to_dict())
+            continue
+        text = (event.after or event.before or {}).get("content", "")
+        click.echo(f"{event.event_id[:8]}  {event.at:%Y-%m-%d %H:%M:%S}  {event.action.value:<9}"
+                   f"  {event.actor} via {event.source}")  # fmt: skip
+        click.echo(f"          {text[:100]}" + (f"  ({event.note[:80]})" if event.note else ""))
+
+
+@main.command()
+@click.argument("memory_id")
+@click.option(
+    "--to",
+    "to_event",
+    help="Restore the state right after this event (its id or first characters; see "
+    "'tinmem history'). Default: undo the last change.",
+)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def restore(state: CliState, memory_id: str, to_event: str | None, as_json: bool) -> None:
+    """Bring a forgotten or badly changed memory back from its history (re-embedded, and
+    recorded as an event itself)."""
+    from openclaw_tinmem.write.restoring import restore as restore_memory
+
+    with friendly_errors():
+        memory = restore_memory(
+            state.service, memory_id, to_event=to_event, identity=state.identity
+        )
+    if as_json:
+        emit_json(memory.public_dict())
+    else:
+        click.echo(f"Restored {memory.id}: {memory.headline}")

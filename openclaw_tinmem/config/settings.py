@@ -212,6 +212,14 @@ class Settings(BaseModel):
         3, ge=1, le=20, description="memory_forget by query deletes at most this many memories"
     )
     import_batch_size: int = Field(256, ge=1, description="Rows embedded and written per batch")
+    history: bool = Field(
+        True,
+        description="Keep every change of every memory (created, merged, updated, forgotten, "
+        "imported, restored) in the memory_history table: 'tinmem history', 'tinmem restore'",
+    )
+    history_retention_days: float = Field(
+        365.0, gt=0, description="History events older than this are dropped by upkeep"
+    )
     tool_timeout_seconds: float = Field(
         8.0,
         gt=0,

@@ -21,6 +21,7 @@ from openclaw_tinmem.errors import ModelMismatchError
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table
 from openclaw_tinmem.store.filters import build_filter
+from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
 from openclaw_tinmem.store.schema import (
     ADDED_FIELDS,
     DIMENSION_METADATA_KEY,
@@ -33,6 +34,7 @@ from openclaw_tinmem.store.schema import (
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.write_lock import WriteLock
 
+HISTORY_UPKEEP_FACTOR = 10
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 
 
@@ -71,6 +73,7 @@ class MemoryStore:
         self._version_checked_at: float | None = None
         with self.write_lock():
             self.table = self._open_or_create()
+            self.history = HistoryLog(self.database)
         self.snapshots = SnapshotCache(self._load_snapshot, dimension)
 
     # ----------------------------------------------------------------- setup
@@ -328,6 +331,21 @@ class MemoryStore:
             self.snapshots.advance(before, after, lambda old: old.touched(after, memory_ids, when))
             self._after_write()
 
+    def record(self, events: Sequence[HistoryEvent]) -> None:
+        """Append history events (``history`` on); their table's upkeep runs in the background."""
+        if not events or not self.settings.history:
+            return
+        self.history.append(events)
+        self.upkeep.wrote(  # small appends, rarely read: tidied ten times less often
+            "history",
+            self.settings.optimize_every_writes * HISTORY_UPKEEP_FACTOR,
+            lambda: self.history.prune(
+                timedelta(days=self.settings.history_retention_days),
+                timedelta(seconds=self.settings.version_retention_seconds),
+            ),
+            "history upkeep failed; retried after further writes",
+        )
+
     def _after_write(self) -> None:
         """Every ``optimize_every_writes`` writes, queue upkeep on the background thread."""
         self.upkeep.wrote(
@@ -360,8 +378,9 @@ class MemoryStore:
         self.upkeep.wait()
 
     def close(self) -> None:
-        """Finish queued upkeep and release its thread."""
+        """Finish queued upkeep and history, and release their threads."""
         self.upkeep.close()
+        self.history.close()
 
     def version_count(self) -> int:
         return len(self.table.list_versions())

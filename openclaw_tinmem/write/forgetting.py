@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.models import Hit, Memory
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import details_agree
 
@@ -28,13 +30,25 @@ def is_confident(query: str, hit: Hit, min_similarity: float) -> bool:
 
 
 def delete(
-    store: MemoryStore, memories: list[Memory], others: list[Hit], *, dry_run: bool, purge: bool
+    store: MemoryStore,
+    memories: list[Memory],
+    others: list[Hit],
+    *,
+    dry_run: bool,
+    purge: bool,
+    actor: Identity,
 ) -> ForgetOutcome:
     """Delete ``memories`` in one commit (nothing in a dry run); ``others`` are the candidates
-    that were not chosen. ``purge`` prunes every older version of the table at once."""
+    that were not chosen. ``purge`` prunes every older version of the table at once; the
+    history keeps what they said, so a forgotten memory can be restored."""
     if dry_run or not memories:
         return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
     store.delete([memory.id for memory in memories])
+    store.record([
+        HistoryEvent(memory.id, HistoryAction.FORGOTTEN, state_of(memory), None,
+                     actor=actor.describe(), source=f"memory_forget ({actor.via})")
+        for memory in memories
+    ])  # fmt: skip
     if purge:
         store.purge()
     return ForgetOutcome(memories, others, purged=purge)

@@ -21,6 +21,7 @@ from openclaw_tinmem.models import (
     Action,
     Draft,
     Memory,
+    Source,
     WriteOutcome,
     content_hash,
     normalise_tags,
@@ -28,6 +29,7 @@ from openclaw_tinmem.models import (
     validate_scope,
 )  # fmt: skip
 from openclaw_tinmem.redaction import count_redactions, redact_secrets
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.dedup import (
     Decision,
@@ -41,6 +43,12 @@ from openclaw_tinmem.write.dedup import (
 from openclaw_tinmem.write.levels import RuleSummarizer
 
 NEIGHBOURS_FOR_DEDUP = 5
+
+
+def _source(memory: Memory) -> str:
+    """Where a memory came from, as history records it: the source and its reference."""
+    source = memory.source.value
+    return f"{source}:{memory.source_ref}" if memory.source_ref else source
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,7 @@ class PendingBatch:
     memories: dict[str, Memory] = field(default_factory=dict)
     vectors: dict[str, Vector] = field(default_factory=dict)
     tokens: dict[str, bytes | None] = field(default_factory=dict)
+    events: list[HistoryEvent] = field(default_factory=list)  # recorded with the commit
 
     def add(self, memory: Memory, vector: Vector, tokens: bytes | None = None) -> None:
         """Queue a memory; token vectors left out are encoded by ``encode_missing``."""
@@ -142,7 +151,7 @@ class MemoryWriter:
         return memory, redacted + in_headline + in_summary + in_context
 
     def write(
-        self, prepared: Sequence[Prepared], deadline: Deadline | None = None
+        self, prepared: Sequence[Prepared], deadline: Deadline | None = None, actor: str = ""
     ) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
@@ -168,6 +177,7 @@ class MemoryWriter:
             self.store.upsert(
                 memories, [batch.vectors[memory.id] for memory in memories], written_tokens
             )
+            self.store.record([replace(event, actor=actor) for event in batch.events])
         self.late_interaction.written(memories, written_tokens)
         return outcomes
 
@@ -229,10 +239,21 @@ class MemoryWriter:
             merged = self._merge(decision.target, candidate, decision)
             if not self._too_long(merged, decision):
                 batch.add(merged, self.embedder.embed_documents([merged.content])[0])
+                batch.events.append(HistoryEvent(
+                    merged.id, HistoryAction.MERGED, state_of(decision.target), state_of(merged),
+                    source=_source(candidate), note=f"merged in: {candidate.content}",
+                ))  # fmt: skip
                 return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
             reason = f"{decision.reason}; created instead: merging would exceed the length limit"
             decision = replace(decision, reason=reason)
         batch.add(candidate, item.vector, tokens)
+        action = (
+            HistoryAction.IMPORTED if candidate.source is Source.IMPORT else HistoryAction.CREATED
+        )
+        note = f"{item.redacted} secret(s) redacted" if item.redacted else ""
+        event = HistoryEvent(candidate.id, action, None, state_of(candidate), note=note,
+                             source=_source(candidate))  # fmt: skip
+        batch.events.append(event)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
 
     def _too_long(self, merged: Memory, decision: Decision) -> bool:

@@ -1,0 +1,198 @@
+"""The history of every memory: one event per change, in a table beside the memories.
+
+Created, merged (with the statement merged in), updated, forgotten, imported and restored
+memories each append an event: the memory's id, the action, its state before and after (the
+fields a restore needs), who acted (the identity, and through which front end), where the
+change came from (a tool, a captured turn, an import) and when. The table outlives version
+pruning; events older than ``history_retention_days`` are removed by its upkeep.
+
+Events are appended in batches by a background thread, at most ``FLUSH_SECONDS`` after the
+write they record (and at once when history is read or the store closes): a LanceDB commit
+per write would have made each write a fifth slower. A process killed in that window loses
+those events, never the memories they describe.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+import pyarrow as pa
+from lancedb.index import BTree
+
+from openclaw_tinmem.models import Memory, utc_now
+from openclaw_tinmem.store.compaction import optimize_table
+from openclaw_tinmem.store.filters import quote
+
+logger = logging.getLogger("openclaw_tinmem")
+HISTORY_TABLE = "memory_history"
+FLUSH_SECONDS = 0.5
+FLUSH_EVENTS = 256
+UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
+# what a restore rebuilds a memory from; access statistics and vectors are not history
+STATE_FIELDS = (
+    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
+    "created_at", "updated_at", "source", "source_ref", "content_hash", "context",
+)  # fmt: skip
+
+
+class HistoryAction(StrEnum):
+    CREATED = "created"
+    MERGED = "merged"
+    UPDATED = "updated"
+    FORGOTTEN = "forgotten"
+    IMPORTED = "imported"
+    RESTORED = "restored"
+
+
+def state_of(memory: Memory | None) -> dict[str, Any] | None:
+    if memory is None:
+        return None
+    record = memory.model_dump(mode="json")
+    return {name: record[name] for name in STATE_FIELDS}
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One change of one memory."""
+
+    memory_id: str
+    action: HistoryAction
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    actor: str = ""
+    source: str = ""
+    note: str = ""
+    at: datetime = field(default_factory=utc_now)
+    event_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event_id": self.event_id, "memory_id": self.memory_id, "action": self.action.value,
+            "at": self.at.isoformat(), "actor": self.actor, "source": self.source,
+            "note": self.note, "before": self.before, "after": self.after,
+        }  # fmt: skip
+
+
+SCHEMA = pa.schema([
+    pa.field("event_id", pa.string()), pa.field("memory_id", pa.string()),
+    pa.field("action", pa.string()), pa.field("at", pa.timestamp("us", tz="UTC")),
+    pa.field("actor", pa.string()), pa.field("source", pa.string()), pa.field("note", pa.string()),
+    pa.field("before", pa.string()), pa.field("after", pa.string()),
+])  # fmt: skip
+
+
+class HistoryLog:
+    """The history table of one database, with its batching writer thread."""
+
+    def __init__(self, database: Any) -> None:
+        if HISTORY_TABLE in database.list_tables().tables:
+            self.table = database.open_table(HISTORY_TABLE)
+        else:
+            self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA)
+            self.table.create_index("memory_id", config=BTree())
+        self._pending: list[HistoryEvent] = []
+        self._lock = threading.Lock()  # guards _pending
+        self._flushing = threading.Lock()  # one commit at a time
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def append(self, events: Sequence[HistoryEvent]) -> None:
+        """Queue events; the writer thread commits them within ``FLUSH_SECONDS``."""
+        if not events:
+            return
+        with self._lock:
+            self._pending.extend(events)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._loop, name="tinmem-history", daemon=True
+                )
+                self._thread.start()
+        if len(self._pending) >= FLUSH_EVENTS:
+            self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(FLUSH_SECONDS)
+            self._wake.clear()
+            try:
+                self.flush()
+            except Exception:  # kept queued and tried again; history never fails a write
+                logger.warning("could not write memory history; will retry", exc_info=True)
+
+    def flush(self) -> None:
+        """Commit every queued event now, in one append."""
+        with self._flushing:
+            with self._lock:
+                events, self._pending = self._pending, []
+            try:
+                self._write(events)
+            except Exception:
+                with self._lock:
+                    self._pending = events + self._pending
+                raise
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.flush()
+
+    def _write(self, events: Sequence[HistoryEvent]) -> None:
+        if not events:
+            return
+        rows = [
+            {
+                "event_id": event.event_id, "memory_id": event.memory_id,
+                "action": event.action.value, "at": event.at, "actor": event.actor,
+                "source": event.source, "note": event.note,
+                "before": None if event.before is None else json.dumps(event.before),
+                "after": None if event.after is None else json.dumps(event.after),
+            }
+            for event in events
+        ]  # fmt: skip
+        self.table.add(pa.Table.from_pylist(rows, schema=SCHEMA))
+
+    def events(self, memory_id: str) -> list[HistoryEvent]:
+        """Every event of one memory, oldest first."""
+        self.flush()
+        rows = self.table.search().where(f"memory_id = {quote(memory_id)}").limit(None).to_list()
+        events = [
+            HistoryEvent(
+                memory_id=row["memory_id"], action=HistoryAction(row["action"]),
+                before=json.loads(row["before"]) if row["before"] else None,
+                after=json.loads(row["after"]) if row["after"] else None,
+                actor=row["actor"] or "", source=row["source"] or "", note=row["note"] or "",
+                at=row["at"], event_id=row["event_id"],
+            )
+            for row in rows
+        ]  # fmt: skip
+        return sorted(events, key=lambda event: event.at)
+
+    def memory_ids_starting(self, prefix: str) -> list[str]:
+        """The ids with history that start with ``prefix`` (hex digits and dashes only)."""
+        if not re.fullmatch(r"[0-9a-f\-]{1,36}", prefix):
+            return []
+        self.flush()
+        rows = (
+            self.table.search().where(f"memory_id LIKE '{prefix}%'").select(["memory_id"])
+            .limit(None).to_list()
+        )  # fmt: skip
+        return sorted({row["memory_id"] for row in rows})
+
+    def prune(self, retention: timedelta, version_retention: timedelta) -> None:
+        """Drop events older than ``retention``, then compact the table."""
+        self.flush()
+        cutoff = (utc_now() - retention).strftime("%Y-%m-%d %H:%M:%S")
+        self.table.delete(f"at < arrow_cast(timestamp '{cutoff}', '{UTC_MICROSECONDS}')")
+        optimize_table(self.table, version_retention)

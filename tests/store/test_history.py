@@ -1,0 +1,82 @@
+"""The history of memories: an event for every action, and restoring from it."""
+
+import json
+
+from openclaw_tinmem.access import Identity
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.maintenance import import_memories
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.history import HistoryAction
+from openclaw_tinmem.testing import FakeLLM, Reply
+from openclaw_tinmem.tools.toolbox import build_toolbox
+from openclaw_tinmem.write.dedup import LLMJudge
+from openclaw_tinmem.write.restoring import history, restore
+
+
+def actions(service: MemoryService, memory_id: str) -> list[HistoryAction]:
+    return [event.action for event in history(service, memory_id)]
+
+
+def test_every_action_appends_an_event(service: MemoryService) -> None:
+    tools = build_toolbox(service)
+    alpha = Identity(agent_id="alpha")
+    stored = tools.call("memory_store", {"content": "The office is in Lisbon, token: abcd1234efgh",
+                                          "category": "profile"}, alpha)  # fmt: skip
+    memory_id = stored.data["id"]
+    merged = tools.call("memory_store", {"content": "User works from the Lisbon office",
+                                          "category": "profile"}, alpha).data  # fmt: skip
+    assert merged["action"] == "merged"
+    tools.call("memory_update", {"id": memory_id, "importance": 0.9}, alpha)
+    tools.call("memory_forget", {"id": memory_id}, alpha)
+    events = history(service, memory_id[:8])
+    assert [e.action for e in events] == [HistoryAction.CREATED, HistoryAction.MERGED,
+                                          HistoryAction.UPDATED, HistoryAction.FORGOTTEN]  # fmt: skip
+    created, merge, update, forgotten = events
+    assert created.after and created.after["content"].endswith("[REDACTED]")
+    assert "1 secret(s) redacted" in created.note and "agent alpha" in created.actor
+    assert merge.note == "merged in: User works from the Lisbon office"
+    assert merge.before and merge.after and merge.before["content"] != merge.after["content"]
+    assert update.after and update.after["importance"] == 0.9
+    assert forgotten.after is None and forgotten.before == update.after
+    import_memories(service, [json.dumps({"content": "Imported fact", "category": "events"})])
+    (imported,) = service.select()
+    assert actions(service, imported.id) == [HistoryAction.IMPORTED]
+
+
+def test_a_forgotten_memory_comes_back(service: MemoryService) -> None:
+    memory = service.remember("Backups run nightly at 02:00", Category.PATTERNS).memory
+    service.forget(memory_id=memory.id)
+    assert service.store.count() == 0
+    restored = restore(service, memory.id)
+    assert restored.content == memory.content and restored.id == memory.id
+    assert service.recall("when do backups run")[0].memory.id == memory.id
+    assert actions(service, memory.id)[-1] is HistoryAction.RESTORED
+
+
+def test_a_bad_llm_merge_is_undone(llm_settings: Settings, fake_llm: FakeLLM, make_service) -> None:  # type: ignore[no-untyped-def]
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service: MemoryService = make_service(llm_settings, judge=judge)
+    original = service.remember("User prefers tea in the morning", Category.PREFERENCES).memory
+    fake_llm.script(Reply({"decisions": [{"new": 1, "action": "merge", "target": 1,
+                                          "merged_content": "User hates all drinks"}]}))  # fmt: skip
+    service.remember("User likes green tea with lunch", Category.PREFERENCES)
+    assert service.get(original.id).content == "User hates all drinks"  # the bad merge
+    events = history(service, original.id)
+    restored = restore(service, original.id, to_event=events[0].event_id[:8])
+    assert restored.content == "User prefers tea in the morning"
+    assert service.get(original.id).content == "User prefers tea in the morning"
+
+
+def test_history_follows_the_callers_rights(service: MemoryService) -> None:
+    memory = service.remember("Alpha's secret plan", Category.EVENTS, scope="agent:alpha").memory
+    beta = Identity(agent_id="beta")
+    tools = build_toolbox(service)
+    assert tools.call("memory_update", {"id": memory.id, "importance": 0.1}, beta).is_error
+    try:
+        history(service, memory.id, beta)
+    except Exception as error:
+        assert type(error).__name__ == "NotFoundError"
+    else:
+        raise AssertionError("beta read alpha's history")
