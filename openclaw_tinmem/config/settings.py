@@ -220,6 +220,11 @@ class Settings(BaseModel):
     history_retention_days: float = Field(
         365.0, gt=0, description="History events older than this are dropped by upkeep"
     )
+    history_tool: bool = Field(
+        False,
+        description="Also offer the memory_history tool to agents, MCP clients and the CLI's "
+        "tinmem tool (the skill's four tools stay the default set)",
+    )
     tool_timeout_seconds: float = Field(
         8.0,
         gt=0,

@@ -321,8 +321,9 @@ class TinmemPlugin:
     @hookimpl
     def register_tools(self, register: Callable[[ToolRegistration], None]) -> None:
         toolbox = LazyToolbox(self)
-        tool_sets = "both" if self.degraded() else self.settings.tool_sets
-        for spec in tool_definitions(tool_sets):
+        degraded = self.degraded()
+        tool_sets = "both" if degraded else self.settings.tool_sets
+        for spec in tool_definitions(tool_sets, not degraded and self.settings.history_tool):
             register(ToolRegistration(
                 name=spec.name, description=spec.description, parameters=spec.parameters(),
                 handler=toolbox.handler(spec.name), async_handler=toolbox.async_handler(spec.name),

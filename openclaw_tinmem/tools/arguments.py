@@ -160,6 +160,16 @@ class UpdateArguments(ToolArguments):
         return self
 
 
+class HistoryArguments(ToolArguments):
+    id: str = Field(description="The memory whose changes to list (or its first 8+ characters)")
+    limit: int = Field(20, ge=1, le=200, description="The most recent N events (default 20)")
+
+    @field_validator("id")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        return validate_memory_reference(value)
+
+
 class SearchArguments(ToolArguments):
     query: str = Field(
         min_length=1,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from openclaw_tinmem.tools.arguments import (
     ForgetArguments,
+    HistoryArguments,
     ReadArguments,
     RecallArguments,
     SearchArguments,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from openclaw_tinmem.access import Identity
 
 ToolSets = Literal["tinmem", "workspace", "both"]
-ToolSet = Literal["tinmem", "workspace"]
+ToolSet = Literal["tinmem", "workspace", "history"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,11 @@ WRITE_DESCRIPTION = (
 READ_DESCRIPTION = "Read one file of the workspace memory, such as a file listed by memory_tree."
 TREE_DESCRIPTION = "Show the workspace memory as a tree: files, and directories ending in '/'."
 
+HISTORY_DESCRIPTION = (
+    "List the changes of one memory, oldest first: when it was created, merged, updated, "
+    "forgotten or restored, by whom, and what it said before and after."
+)
+
 TINMEM_TOOLS = (
     ToolDefinition("memory_recall", RECALL_DESCRIPTION, RecallArguments),
     ToolDefinition("memory_store", STORE_DESCRIPTION, StoreArguments),
@@ -116,12 +122,20 @@ WORKSPACE_TOOLS = (
 )
 
 
-def enabled_sets(tool_sets: ToolSets) -> tuple[ToolSet, ...]:
-    """The one rule for what ``tool_sets`` offers: the tinmem tools, the workspace's, or both."""
-    return ("tinmem", "workspace") if tool_sets == "both" else (tool_sets,)
+HISTORY_TOOLS = (
+    ToolDefinition("memory_history", HISTORY_DESCRIPTION, HistoryArguments, "history"),
+)
 
 
-def tool_definitions(tool_sets: ToolSets) -> list[ToolDefinition]:
+def enabled_sets(tool_sets: ToolSets, history_tool: bool = False) -> tuple[ToolSet, ...]:
+    """The one rule for what is offered: the tinmem tools, the workspace's, or both, and
+    ``memory_history`` when ``history_tool`` is on (off by default)."""
+    sets: tuple[ToolSet, ...] = ("tinmem", "workspace") if tool_sets == "both" else (tool_sets,)
+    return (*sets, "history") if history_tool else sets
+
+
+def tool_definitions(tool_sets: ToolSets, history_tool: bool = False) -> list[ToolDefinition]:
     """The tools a configuration offers, in order, without building anything."""
-    enabled = enabled_sets(tool_sets)
-    return [tool for tool in (*TINMEM_TOOLS, *WORKSPACE_TOOLS) if tool.tool_set in enabled]
+    enabled = enabled_sets(tool_sets, history_tool)
+    every = (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS)
+    return [tool for tool in every if tool.tool_set in enabled]

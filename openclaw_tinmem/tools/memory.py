@@ -7,11 +7,18 @@ from typing import TYPE_CHECKING, Any
 from openclaw_tinmem.models import Action, Level, Source, WriteOutcome
 from openclaw_tinmem.tools.arguments import (
     ForgetArguments,
+    HistoryArguments,
     RecallArguments,
     StoreArguments,
     UpdateArguments,
 )
-from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, Handler, ToolDefinition, ToolResult
+from openclaw_tinmem.tools.definitions import (
+    HISTORY_TOOLS,
+    TINMEM_TOOLS,
+    Handler,
+    ToolDefinition,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Identity
@@ -53,6 +60,17 @@ class MemoryTools:
             "memory_forget": self.forget, "memory_update": self.update,
         }  # fmt: skip
         return [(definition, functions[definition.name]) for definition in TINMEM_TOOLS]
+
+    def history_handlers(self) -> list[tuple[ToolDefinition, Handler]]:
+        return [(HISTORY_TOOLS[0], self.history)]
+
+    def history(self, arguments: HistoryArguments, identity: Identity) -> ToolResult:
+        from openclaw_tinmem.write.restoring import history
+
+        events = history(self.service, arguments.id, identity)[-arguments.limit :]
+        data = {"id": events[0].memory_id, "events": [event.to_dict() for event in events]}
+        lines = [f"- {e.at:%Y-%m-%d %H:%M} {e.action.value} by {e.actor}" for e in events]
+        return ToolResult(data, "\n".join(lines))
 
     def recall(self, arguments: RecallArguments, identity: Identity) -> ToolResult:
         hits = self.service.recall(

@@ -86,9 +86,12 @@ def build_toolbox(service: MemoryService, *, identity: Identity | None = None) -
     from openclaw_tinmem.tools.workspace import WorkspaceTools
 
     toolbox = Toolbox(identity=identity)
-    for tool_set in enabled_sets(service.settings.tool_sets):
+    settings = service.settings
+    for tool_set in enabled_sets(settings.tool_sets, settings.history_tool):
         if tool_set == "tinmem":
             toolbox.extend(MemoryTools(service).handlers())
-        else:
+        elif tool_set == "workspace":
             toolbox.extend(WorkspaceTools(service).handlers())
+        else:
+            toolbox.extend(MemoryTools(service).history_handlers())
     return toolbox

@@ -7,7 +7,7 @@ from openclaw_tinmem.models import Category
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.hookspecs import hook_names, make_plugin_manager
 from openclaw_tinmem.plugin.manifest import manifest, render_manifest
-from openclaw_tinmem.tools.definitions import TINMEM_TOOLS, WORKSPACE_TOOLS
+from openclaw_tinmem.tools.definitions import HISTORY_TOOLS, TINMEM_TOOLS, WORKSPACE_TOOLS
 
 ROOT = Path(__file__).parents[2]
 
@@ -18,7 +18,8 @@ def test_committed_manifest_matches_the_code() -> None:
         "regenerate: python -m openclaw_tinmem.plugin.manifest > plugin.toml"
     )
     assert set(committed["plugin"]["hooks"]) == set(hook_names())
-    assert set(committed["tools"]) == {tool.name for tool in (*TINMEM_TOOLS, *WORKSPACE_TOOLS)}
+    every = (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS)
+    assert set(committed["tools"]) == {tool.name for tool in every}
     assert set(committed["config"]) == set(Settings.model_fields)
     assert (ROOT / committed["plugin"]["skill"]).exists()
 

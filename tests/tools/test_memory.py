@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import Toolbox
 
@@ -149,3 +150,17 @@ def test_no_input_escapes_as_an_exception(toolbox: Toolbox, name: str, arguments
     assert isinstance(result.data, dict)
     if result.is_error:
         assert result.data["error"]["type"] != "internal_error", result.data
+
+
+def test_the_history_tool_is_off_by_default_and_lists_changes_when_on(
+    settings: Settings, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    from openclaw_tinmem.tools.toolbox import build_toolbox
+
+    assert "memory_history" not in build_toolbox(make_service(settings)).names()
+    service = make_service(settings.model_copy(update={"history_tool": True}))
+    tools = build_toolbox(service)
+    stored = tools.call("memory_store", {"content": "Standups at 9:30", "category": "events"})
+    tools.call("memory_update", {"id": stored.data["id"], "importance": 0.8})
+    listed = tools.call("memory_history", {"id": stored.data["id"][:8]})
+    assert [event["action"] for event in listed.data["events"]] == ["created", "updated"]
