@@ -60,3 +60,17 @@ def details_agree(query: str, statement: str) -> bool:
         detail in words if _WORD.fullmatch(detail) else detail in folded
         for detail in distinguishing_details(query)
     )
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w\-]*(?:['’]s)?(?:\s+[A-Z][\w\-]*(?:['’]s)?)*")
+
+
+def subject_name(text: str) -> str | None:
+    """The first name the text mentions (a run of capitalised words that are not just
+    capitalised for opening a sentence), lower-cased: what an entity memory is about."""
+    for run in _CAPITALISED_RUN.findall(text):
+        words = [re.sub(r"['’]s$", "", word).lower() for word in run.split()]
+        words = [word for word in words if word not in _COMMON_CAPITALISED]
+        if words:
+            return " ".join(words)
+    return None

@@ -193,10 +193,8 @@ class Settings(BaseModel):
         0.88,
         ge=0,
         le=1,
-        description="Cosine at or above which topic/entity/pattern memories merge (no-LLM rule)",
-    )
-    profile_merge_similarity: float = Field(
-        0.80, ge=0, le=1, description="Cosine at or above which profile memories merge"
+        description="Cosine at or above which memories on the same topic or pattern merge (no-LLM "
+        "rule; entities by their name first, profile facts always)",
     )
     merge_max_characters: int = Field(
         500,

@@ -19,6 +19,7 @@ from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, Memory, MergePolicy
 from openclaw_tinmem.prompts import DEDUP_SYSTEM
+from openclaw_tinmem.text import subject_name
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -57,26 +58,30 @@ class Decision:
     content: str | None = None
 
 
-def merge_threshold(policy: MergePolicy, settings: Settings) -> float | None:
-    """The cosine from which a policy merges; None for policies that never merge."""
-    if policy is MergePolicy.APPEND:
-        return None
-    if policy is MergePolicy.ALWAYS_MERGE:
-        return settings.profile_merge_similarity
-    return settings.merge_similarity
-
-
 def decide_by_similarity(
-    category: Category, neighbours: Sequence[Neighbour], settings: Settings
+    candidate: Memory, neighbours: Sequence[Neighbour], settings: Settings
 ) -> Decision:
-    """The no-LLM rule: near-identical -> skip; close enough for the policy -> merge; else create.
+    """The no-LLM rule of the candidate's category, against its neighbours (same scope and
+    category).
 
-    Append-only categories (events, cases) are never skipped on similarity: two events that
-    differ only in a version or a date embed almost identically but are different events.
-    Their exact duplicates are caught earlier by the content hash.
+    - near-identical (``duplicate_similarity``) -> skip, except for append-only categories;
+    - profile: always merge into the scope's profile memory, whatever the similarity: one
+      consolidated picture of the user;
+    - entities: merge into a memory about the same entity — the same name, when both name
+      one — and never into one that names another; without names, by similarity;
+    - preferences and patterns: merge on the same topic or pattern (``merge_similarity``);
+    - events and cases: always append. Two events that differ only in a version or a date
+      embed almost identically but are different events; exact copies are caught earlier by
+      the content hash.
     """
-    if not neighbours or not category.policy.merges:
-        return Decision(Action.CREATED, reason=f"{category.value}: {category.policy.value}")
+    category, policy = candidate.category, candidate.category.policy
+    if not policy.merges:
+        return Decision(Action.CREATED, reason=f"{category.value}: always append")
+    if not neighbours:
+        first = "the first profile memory of this scope" if category is Category.PROFILE else (
+            "nothing similar stored"
+        )  # fmt: skip
+        return Decision(Action.CREATED, reason=f"{category.value}: {first}")
     closest = max(neighbours, key=lambda neighbour: neighbour.similarity)
     if closest.similarity >= settings.duplicate_similarity:
         return Decision(
@@ -84,14 +89,32 @@ def decide_by_similarity(
             closest.memory,
             f"duplicate (cosine {closest.similarity:.3f} ≥ {settings.duplicate_similarity})",
         )
-    threshold = merge_threshold(category.policy, settings)
-    if threshold is not None and closest.similarity >= threshold:
+    if policy is MergePolicy.ALWAYS_MERGE:
+        reason = (
+            f"profile: always merged into the scope's profile (cosine {closest.similarity:.3f})"
+        )
+        return Decision(Action.MERGED, closest.memory, reason)
+    if policy is MergePolicy.MERGE_SAME_ENTITY:
+        name = subject_name(candidate.content)
+        if name is not None:
+            named = {n.memory.id: subject_name(n.memory.content) for n in neighbours}
+            same = [n for n in neighbours if named[n.memory.id] == name]
+            if same:
+                target = max(same, key=lambda neighbour: neighbour.similarity)
+                return Decision(Action.MERGED, target.memory, f"entities: the same entity, {name}")
+            neighbours = [n for n in neighbours if named[n.memory.id] is None]  # others: apart
+            closest = max(neighbours, key=lambda n: n.similarity, default=None) or closest
+            if not neighbours:
+                return Decision(Action.CREATED, reason=f"entities: a new entity, {name}")
+    if closest.similarity >= settings.merge_similarity:
+        subject = {MergePolicy.MERGE_SAME_TOPIC: "topic", MergePolicy.MERGE_SAME_PATTERN: "pattern"}
+        what = subject.get(policy, "entity")
         return Decision(
             Action.MERGED,
             closest.memory,
-            f"{category.value}: {category.policy.value} (cosine {closest.similarity:.3f})",
+            f"{category.value}: the same {what} (cosine {closest.similarity:.3f})",
         )
-    return Decision(Action.CREATED, reason=f"{category.value}: {category.policy.value}")
+    return Decision(Action.CREATED, reason=f"{category.value}: no memory on the same subject")
 
 
 def merge_contents(existing: str, new: str) -> str:
@@ -165,10 +188,13 @@ class LLMJudge:
         if item is None or (
             item.action != "create" and (target is None or target.id not in allowed)
         ):
-            fallback = decide_by_similarity(candidate.category, neighbours, self.settings)
+            fallback = decide_by_similarity(candidate, neighbours, self.settings)
             return Decision(
                 fallback.action, fallback.target, f"LLM answer unusable; {fallback.reason}"
             )
+        if item.action == "create" and candidate.category is Category.PROFILE:
+            rule = decide_by_similarity(candidate, neighbours, self.settings)  # merge, always
+            return Decision(rule.action, rule.target, f"LLM said create; {rule.reason}")
         if item.action == "create" or (
             item.action == "merge" and not candidate.category.policy.merges
         ):
@@ -188,9 +214,7 @@ class SimilarityJudge:
         self.settings = settings
 
     def decide_batch(self, items: Sequence[tuple[Memory, Sequence[Neighbour]]]) -> list[Decision]:
-        return [
-            decide_by_similarity(memory.category, near, self.settings) for memory, near in items
-        ]
+        return [decide_by_similarity(memory, near, self.settings) for memory, near in items]
 
 
 class FallbackJudge:

@@ -19,6 +19,7 @@ from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     Action,
+    Category,
     Draft,
     Memory,
     Source,
@@ -230,7 +231,7 @@ class MemoryWriter:
                     decision = replace(decision, target=current)  # merged into earlier in this turn
                 else:
                     neighbours = self.neighbours(item.vector, candidate)
-                    decision = decide_by_similarity(candidate.category, neighbours, self.settings)
+                    decision = decide_by_similarity(candidate, neighbours, self.settings)
         if decision.action is Action.SKIPPED and decision.target is not None:
             return WriteOutcome(
                 Action.SKIPPED, decision.target, decision.target.id, decision.reason
@@ -260,6 +261,8 @@ class MemoryWriter:
         """An appended merge past ``merge_max_characters``: its new lines would lie beyond what
         the ranking models read (and every later merge would re-encode an ever longer text).
         Merged text an LLM wrote is its own judgement and is kept whatever its length."""
+        if merged.category is Category.PROFILE:
+            return False  # one profile per scope, whatever its length: the skill's rule
         target = decision.target
         grew = target is not None and merged.content != target.content
         limit = self.settings.merge_max_characters
