@@ -14,7 +14,14 @@ from pydantic import ValidationError
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
-from openclaw_tinmem.models import Memory, Source, content_hash, normalise_tags, validate_scope
+from openclaw_tinmem.models import (
+    Memory,
+    Source,
+    content_hash,
+    normalise_tags,
+    validate_memory_id,
+    validate_scope,
+)
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
@@ -73,6 +80,10 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool]:
         content_hash=content_hash(content),
     )
     record.setdefault("id", str(uuid.uuid5(IMPORT_NAMESPACE, f"{scope}\n{content}")))
+    try:
+        record["id"] = validate_memory_id(str(record["id"]))
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"line {number}: {error.message}", field="id") from None
     try:
         return Memory.model_validate(record), not (headline and summary)
     except ValidationError as error:

@@ -128,7 +128,16 @@ def export(
 
 
 @main.command("import")
-@click.argument("source", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("source", type=click.Path(exists=True, allow_dash=True))
+@click.option(
+    "--from",
+    "source_format",
+    type=click.Choice(["jsonl", "mem0", "memory-lancedb"]),
+    default="jsonl",
+    show_default=True,
+    help="What SOURCE holds: tinmem JSONL, mem0's exported memories (JSON), or the directory "
+    "of an OpenClaw memory-lancedb store.",
+)
 @click.option(
     "--skip-invalid",
     is_flag=True,
@@ -137,20 +146,22 @@ def export(
 )
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
-def import_command(state: CliState, source: str, skip_invalid: bool, as_json: bool) -> None:
+def import_command(
+    state: CliState, source: str, source_format: str, skip_invalid: bool, as_json: bool
+) -> None:
     """Import memories from JSONL, idempotently by id.
 
     Every line is validated first and every invalid one reported (line, field, reason);
     nothing is written then unless --skip-invalid. Lines whose memory is already stored as
-    they say are recognised by their content hash and skipped ("unchanged").
+    they say are recognised by their content hash and skipped ("unchanged"). --from mem0 or
+    --from memory-lancedb converts those stores' memories first (see the user guide for the
+    mapping of their fields).
     """
     state.require_administrator("import")
     from openclaw_tinmem import maintenance
 
     with friendly_errors():
-        stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
-        with stream:
-            lines = stream.readlines()
+        lines = read_import_source(source, source_format)
         total = sum(1 for line in lines if line.strip())
         with progress_bar("Importing", total) as bar:
             task = bar.add_task("import", total=total)
@@ -168,6 +179,17 @@ def import_command(state: CliState, source: str, skip_invalid: bool, as_json: bo
     click.echo(f"Imported {report.imported} memories; {report.unchanged} unchanged.")
     for problem in problems:
         click.echo(f"skipped: {problem}", err=True)
+
+
+def read_import_source(source: str, source_format: str) -> list[str]:
+    from openclaw_tinmem import importers
+
+    if source_format == "memory-lancedb":
+        return importers.memory_lancedb_lines(Path(source))
+    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        text = stream.read()
+    return importers.mem0_lines(text) if source_format == "mem0" else text.splitlines()
 
 
 @main.command()

@@ -1,0 +1,132 @@
+"""Bring memories over from other memory systems, as import lines for ``import_memories``.
+
+Both importers produce the JSONL records of ``tinmem import`` — so the import's validation,
+redaction, unchanged-line detection and history apply — and keep the original ids, so
+importing the same source twice changes nothing.
+
+**mem0** (``Memory.get_all()`` / ``client.get_all()`` output, saved as JSON: an object with
+``results``, a list, or JSON lines of such records):
+
+| mem0 | tinmem |
+|---|---|
+| ``id`` | ``id`` |
+| ``memory`` | ``content`` |
+| ``user_id`` / else ``agent_id`` | scope ``user:<id>`` / ``agent:<id>`` (else ``global``) |
+| ``categories``, ``metadata.category`` | tags (and the category, if one of ours) |
+| ``created_at``, ``updated_at`` | the same |
+| — | category: ours if given, else by the no-LLM capture rules, else ``entities`` |
+
+**OpenClaw memory-lancedb** (its LanceDB directory; table ``memories`` with ``id``,
+``text``, ``vector``, ``importance``, ``category``, ``createdAt`` in milliseconds,
+``agentId``, ``scope``):
+
+| memory-lancedb | tinmem |
+|---|---|
+| ``id``, ``text``, ``importance`` | ``id``, ``content``, ``importance`` |
+| ``category`` preference, decision | preferences, events |
+| ``category`` entity, fact, other | entities, entities, events |
+| ``agentId`` | scope ``agent:<agentId>`` |
+| ``scope`` (a partition within the agent) | tag ``scope-<name>`` |
+| ``createdAt`` (ms) | ``created_at`` |
+
+Vectors are not carried over: the memories are embedded by this store's own models.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from openclaw_tinmem.access import scope_for
+from openclaw_tinmem.capture.rules import classify
+from openclaw_tinmem.categories import Category
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.models import GLOBAL_SCOPE, is_full_id
+
+LANCEDB_CATEGORIES = {
+    "preference": Category.PREFERENCES,
+    "decision": Category.EVENTS,
+    "entity": Category.ENTITIES,
+    "fact": Category.ENTITIES,
+    "other": Category.EVENTS,
+}
+OURS = {category.value for category in Category}
+
+
+SOURCE_NAMESPACE = uuid.UUID("3c1e9f5a-8d2b-4f6e-9a7c-5b4d3e2f1a0b")
+
+
+def _memory_id(value: Any, system: str) -> str | None:
+    """The source's id when it is a UUID; otherwise one derived from it, stable across runs."""
+    if not value:
+        return None
+    text = str(value).strip().lower()
+    return text if is_full_id(text) else str(uuid.uuid5(SOURCE_NAMESPACE, f"{system}:{value}"))
+
+
+def _guess(text: str) -> str:
+    rule = classify(text)
+    return (rule.category if rule else Category.ENTITIES).value
+
+
+def mem0_lines(text: str) -> list[str]:
+    """mem0's exported memories as import lines."""
+    stripped = text.strip()
+    try:
+        data: Any = json.loads(stripped)
+        records = data.get("results", data.get("memories", [])) if isinstance(data, dict) else data
+    except json.JSONDecodeError:
+        records = [json.loads(line) for line in stripped.splitlines() if line.strip()]
+    if not isinstance(records, list):
+        raise InvalidArgumentError("expected mem0 memories: a list or {'results': [...]}")
+    lines = []
+    for record in records:
+        metadata = record.get("metadata") or {}
+        labels = [*(record.get("categories") or []), metadata.get("category") or ""]
+        labels = [str(label) for label in labels if label]
+        category = next((label for label in labels if label in OURS), None)
+        scope = scope_for("user", record.get("user_id")) or scope_for(
+            "agent", record.get("agent_id")
+        )
+        line = {
+            "id": _memory_id(record.get("id"), "mem0"),
+            "content": record.get("memory") or record.get("text"),
+            "category": category or _guess(str(record.get("memory") or "")),
+            "scope": scope or GLOBAL_SCOPE, "tags": labels, "source_ref": "mem0",
+        }  # fmt: skip
+        for name in ("created_at", "updated_at"):
+            if record.get(name):
+                line[name] = record[name]
+        lines.append(json.dumps({key: value for key, value in line.items() if value is not None}))
+    return lines
+
+
+def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:
+    """The rows of an OpenClaw memory-lancedb store as import lines."""
+    import lancedb
+
+    database = lancedb.connect(str(directory))
+    if table not in database.list_tables().tables:
+        raise InvalidArgumentError(f"no table {table!r} in {directory}", field="source")
+    columns = ["id", "text", "importance", "category", "createdAt", "agentId", "scope"]
+    source = database.open_table(table)
+    present = [column for column in columns if column in source.schema.names]
+    lines = []
+    for row in source.search().select(present).limit(None).to_list():
+        category = LANCEDB_CATEGORIES.get(str(row.get("category")), Category.EVENTS)
+        created = row.get("createdAt")
+        line: dict[str, Any] = {
+            "id": _memory_id(row["id"], "memory-lancedb"), "content": row["text"],
+            "category": category.value,
+            "importance": row.get("importance"),
+            "scope": scope_for("agent", row.get("agentId")) or GLOBAL_SCOPE,
+            "tags": [f"scope-{row['scope']}"] if row.get("scope") else [],
+            "source_ref": "memory-lancedb",
+        }  # fmt: skip
+        if created:
+            line["created_at"] = datetime.fromtimestamp(created / 1000, UTC).isoformat()
+        lines.append(json.dumps({key: value for key, value in line.items() if value is not None}))
+    return lines

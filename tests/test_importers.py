@@ -1,0 +1,61 @@
+"""Importers from mem0 and OpenClaw's memory-lancedb, on fixtures built from their formats."""
+
+import json
+from pathlib import Path
+
+import lancedb
+import pyarrow as pa
+
+from openclaw_tinmem.importers import mem0_lines, memory_lancedb_lines
+from openclaw_tinmem.maintenance import import_memories
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+
+MEM0_EXPORT = {
+    "results": [
+        {"id": "0b2f8c1e-3d4a-4b5c-8d6e-7f8091a2b3c4", "memory": "Is a vegetarian",
+         "hash": "abc", "metadata": {"category": "food"}, "user_id": "alice",
+         "created_at": "2024-07-20T10:15:00-07:00", "updated_at": "2024-07-21T08:00:00-07:00"},
+        {"id": "1c3f9d2e-4e5b-4c6d-9e7f-8091a2b3c4d5", "memory": "I prefer window seats on flights",
+         "categories": ["travel"], "agent_id": "travel-bot"},
+        {"id": "mem-42", "memory": "Works on Project Atlas", "categories": ["entities"]},
+    ]
+}  # fmt: skip
+
+
+def test_mem0_memories_come_over_with_their_scopes_times_and_tags(
+    service: MemoryService,
+) -> None:
+    lines = mem0_lines(json.dumps(MEM0_EXPORT))
+    report = import_memories(service, lines)
+    assert report.imported == 3
+    vegetarian = service.get("0b2f8c1e-3d4a-4b5c-8d6e-7f8091a2b3c4")
+    assert vegetarian.scope == "user:alice" and vegetarian.tags == ["food"]
+    assert vegetarian.created_at.isoformat().startswith("2024-07-20T17:15:00")
+    window = service.get("1c3f9d2e-4e5b-4c6d-9e7f-8091a2b3c4d5")
+    assert window.scope == "agent:travel-bot" and window.category is Category.PREFERENCES
+    (atlas,) = [m for m in service.select(scopes=["global"]) if "Atlas" in m.content]
+    assert atlas.category is Category.ENTITIES  # a non-UUID id gets a stable one of its own
+    assert import_memories(service, mem0_lines(json.dumps(MEM0_EXPORT))).unchanged == 3
+
+
+def test_memory_lancedb_rows_come_over_with_their_agents(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    database = lancedb.connect(str(tmp_path / "openclaw-memory"))
+    rows = [
+        {"id": "2d4e0a3f-5f6c-4d7e-8f90-a1b2c3d4e5f6", "text": "User prefers dark mode",
+         "vector": [0.1, 0.2, 0.3, 0.4], "importance": 0.9, "category": "preference",
+         "createdAt": 1_700_000_000_000, "agentId": "main", "scope": ""},
+        {"id": "3e5f1b40-6a7d-4e8f-9a01-b2c3d4e5f607", "text": "We decided to ship on Fridays",
+         "vector": [0.4, 0.3, 0.2, 0.1], "importance": 0.7, "category": "decision",
+         "createdAt": 1_700_000_100_000, "agentId": "ops", "scope": "team"},
+    ]  # fmt: skip
+    database.create_table("memories", data=pa.Table.from_pylist(rows))
+    lines = memory_lancedb_lines(tmp_path / "openclaw-memory")
+    assert import_memories(service, lines).imported == 2
+    dark = service.get("2d4e0a3f")
+    assert (dark.scope, dark.category, dark.importance) == ("agent:main", Category.PREFERENCES, 0.9)
+    friday = service.get("3e5f1b40")
+    assert friday.scope == "agent:ops" and friday.category is Category.EVENTS
+    assert friday.tags == ["scope-team"] and friday.created_at.year == 2023
