@@ -187,3 +187,28 @@ def tool(state: CliState, name: str, arguments: str) -> None:
         )
         sys.exit(EXIT_INVALID)
     run_tool(state, name, parsed, as_json=True)
+
+
+@main.command()
+@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: a free one).")
+@click.pass_obj
+def ui(state: CliState, port: int) -> None:
+    """Serve the memory browser on 127.0.0.1: search and filter memories, open one to see its
+    levels and history, edit, forget and restore it; a chart per category and week.
+
+    The printed URL carries a random token; requests without it are refused. The browser
+    acts as the CLI does: the administrator, or the agent of --agent-id/--user-id."""
+    import socket
+
+    import uvicorn
+
+    from openclaw_tinmem.ui.app import build_app
+
+    with friendly_errors():
+        app = build_app(state.service, state.identity)
+    if not port:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+    click.echo(f"Memory browser: http://127.0.0.1:{port}/?token={app.state.token}")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

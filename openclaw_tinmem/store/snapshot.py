@@ -117,6 +117,11 @@ class Snapshot:
         found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
         return [self.buffer.data[position] for position in found]
 
+    def live_records(self) -> pa.Table:
+        """The records (no vectors) of the memories this snapshot holds."""
+        records = self.records.slice(0, self.size)
+        return records.filter(pa.array(self.alive[: self.size]))
+
     def ids_starting(self, prefix: str) -> list[str]:
         """The ids of live memories that start with ``prefix``."""
         return [

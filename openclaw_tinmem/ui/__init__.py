@@ -1,0 +1,1 @@
+"""``tinmem ui``: a local memory browser — search, open, edit, forget, restore, a chart."""

@@ -1,0 +1,102 @@
+"""The memory browser in a real headless Chromium: search, open, edit, forget, restore."""
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from openclaw_tinmem.access import Identity
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.ui.app import build_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium on this machine (.ci/run installs Debian's)"
+)
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def browser_url(service: MemoryService) -> Iterator[str]:
+    service.remember("The staging database runs on port 5433", Category.ENTITIES, tags=["db"])
+    service.remember("User prefers dark mode in every editor", Category.PREFERENCES)
+    service.remember("Decided to move billing to Fly.io", Category.EVENTS)
+    app = build_app(service, Identity.administrator(via="ui"), token="test-token")
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/?token=test-token"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_search_open_edit_forget_and_restore_in_a_real_browser(
+    browser_url: str, service: MemoryService, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    artefacts = Path(os.environ.get("TINMEM_TEST_ARTIFACTS", tmp_path))
+    artefacts.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 760})
+        page.goto(browser_url)
+        page.wait_for_selector("#results tr[data-id]")
+        assert page.locator("#results tr[data-id]").count() == 3
+        assert "memories per category" in page.inner_text("#charts")
+        page.fill("#query", "which port does the staging database use")
+        page.click("#search")
+        page.wait_for_function(
+            "document.querySelector('#results tr') && "
+            "document.querySelector('#results tr').innerText.includes('5433')"
+        )
+        page.click("#results tr[data-id] >> nth=0")
+        page.wait_for_selector("#content-edit")
+        memory_id = page.get_attribute("#results tr.selected", "data-id")
+        page.fill("#content-edit", "The staging database runs on port 6543")
+        page.click("#save")
+        page.wait_for_function("document.querySelector('#notice').innerText === 'Saved.'")
+        assert service.get(memory_id).content == "The staging database runs on port 6543"
+        assert page.locator("#history li").count() == 2  # created, updated
+        page.screenshot(path=str(artefacts / "memory-browser.png"), full_page=True)
+        page.click("#forget")
+        page.wait_for_selector("#restore")
+        assert service.store.get([memory_id]) == {}
+        page.click("#restore")
+        page.wait_for_function("document.querySelector('#notice').innerText === 'Restored.'")
+        assert service.get(memory_id).content == "The staging database runs on port 6543"
+        browser.close()
+    assert (artefacts / "memory-browser.png").stat().st_size > 10_000
+
+
+def test_the_api_refuses_requests_without_the_token(browser_url: str) -> None:
+    import urllib.error
+    import urllib.request
+
+    base = browser_url.split("?")[0]
+    for url in (base, base + "api/memories"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=10)
+        assert refused.value.code == 401
+    with urllib.request.urlopen(base + "api/memories?token=test-token", timeout=10) as answer:
+        assert answer.status == 200
