@@ -190,6 +190,12 @@ def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
             progress(len(batch))
     store.replace_all(pa.Table.from_pylist(rows, schema=store.schema()))
     service.late_interaction.cache.clear()  # the same texts now have new token vectors
+    note = f"re-embedded with {service.embedder.model_name}"
+    store.record([
+        HistoryEvent(memory.id, HistoryAction.REEMBEDDED, None, state_of(memory),
+                     actor="administrator (reembed)", source="reembed", note=note)
+        for memory in memories
+    ])  # fmt: skip
     return len(memories)
 
 

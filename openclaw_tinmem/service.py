@@ -35,6 +35,7 @@ from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
+from openclaw_tinmem.write import restoring
 from openclaw_tinmem.write.dedup import (
     FallbackJudge,
     LLMJudge,
@@ -309,7 +310,7 @@ class MemoryService:
             memory, stored_vector = found[0]
             access.check_write(memory.scope, field="id")
             updated = memory.model_copy(update={**changes, "updated_at": self.clock()})
-            tokens = self._tokens_of(updated, memory)
+            tokens = self.writer.tokens_after_update(updated, memory)
             self.store.upsert([updated], [stored_vector if vector is None else vector], tokens)
             self.store.record([HistoryEvent(
                 memory.id, HistoryAction.UPDATED, state_of(memory), state_of(updated),
@@ -317,14 +318,6 @@ class MemoryService:
             )])  # fmt: skip
         self.late_interaction.written([updated], tokens)
         return updated
-
-    def _tokens_of(self, updated: Memory, before: Memory) -> list[bytes | None]:
-        """Token vectors of an updated memory: the stored ones while its text is unchanged."""
-        if (updated.content, updated.context) == (before.content, before.context):
-            stored = {row["id"]: row["token_vectors"] for row in self.store.token_rows([before.id])}
-            if stored.get(before.id):
-                return [stored[before.id]]
-        return self.late_interaction.encode([updated])
 
     def forget(
         self,
@@ -380,6 +373,16 @@ class MemoryService:
         return delete(
             self.store, memories, others, dry_run=dry_run, purge=purge, actor=access.identity
         )
+
+    def history(self, memory_id: str, *, identity: Identity | None = None) -> list[HistoryEvent]:
+        """Every change of a memory, oldest first (``write.restoring.history``)."""
+        return restoring.history(self, memory_id, identity)
+
+    def restore(
+        self, memory_id: str, *, to_event: str | None = None, identity: Identity | None = None
+    ) -> Memory:
+        """Bring a memory back from its history (``write.restoring.restore``)."""
+        return restoring.restore(self, memory_id, to_event=to_event, identity=identity)
 
     def select(
         self,

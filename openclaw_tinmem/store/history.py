@@ -1,10 +1,11 @@
 """The history of every memory: one event per change, in a table beside the memories.
 
-Created, merged (with the statement merged in), updated, forgotten, imported and restored
-memories each append an event: the memory's id, the action, its state before and after (the
-fields a restore needs), who acted (the identity, and through which front end), where the
-change came from (a tool, a captured turn, an import) and when. The table outlives version
-pruning; events older than ``history_retention_days`` are removed by its upkeep.
+Created, merged (with the statement merged in), updated, forgotten, imported, re-embedded
+and restored memories each append an event: the memory's id, the action, its state before
+and after (the fields a restore needs), who acted (the identity, and through which front
+end), where the change came from (a tool, a captured turn, an import) and when. The table
+outlives version pruning; events older than ``history_retention_days`` are removed by its
+upkeep.
 
 Events are appended in batches by a background thread, at most ``FLUSH_SECONDS`` after the
 write they record (and at once when history is read or the store closes): a LanceDB commit
@@ -51,6 +52,7 @@ class HistoryAction(StrEnum):
     FORGOTTEN = "forgotten"
     IMPORTED = "imported"
     RESTORED = "restored"
+    REEMBEDDED = "reembedded"
 
 
 def state_of(memory: Memory | None) -> dict[str, Any] | None:

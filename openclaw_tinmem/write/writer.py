@@ -199,6 +199,14 @@ class MemoryWriter:
             ]
         return decisions
 
+    def tokens_after_update(self, updated: Memory, before: Memory) -> list[bytes | None]:
+        """Token vectors of an updated memory: the stored ones while its text is unchanged."""
+        if (updated.content, updated.context) == (before.content, before.context):
+            stored = {row["id"]: row["token_vectors"] for row in self.store.token_rows([before.id])}
+            if stored.get(before.id):
+                return [stored[before.id]]
+        return self.late_interaction.encode([updated])
+
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
         ranked = self.store.vector_search(
             vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]

@@ -80,3 +80,17 @@ def test_history_follows_the_callers_rights(service: MemoryService) -> None:
         assert type(error).__name__ == "NotFoundError"
     else:
         raise AssertionError("beta read alpha's history")
+
+
+def test_reembedding_is_recorded_and_the_service_offers_history_and_restore(
+    service: MemoryService,
+) -> None:
+    from openclaw_tinmem.maintenance import reembed
+
+    memory = service.remember("The cluster runs on Kubernetes 1.31", Category.ENTITIES).memory
+    reembed(service)
+    assert [e.action for e in service.history(memory.id)] == [
+        HistoryAction.CREATED, HistoryAction.REEMBEDDED,
+    ]  # fmt: skip
+    service.forget(memory_id=memory.id)
+    assert service.restore(memory.id).content == memory.content
