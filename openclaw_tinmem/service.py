@@ -267,7 +267,8 @@ class MemoryService:
         readable = self.access(identity).scopes_to_read(scopes)
         if readable == []:
             return []
-        return self.store.list_memories(scopes=readable, categories=categories, limit=limit)
+        count = self.store.count() if limit is None else limit
+        return self.store.page(scopes=readable, categories=categories, limit=count)[1]
 
     def update(
         self,

@@ -217,3 +217,11 @@ def test_an_id_prefix_of_eight_or_more_characters_names_a_memory(service: Memory
         service.get("bbbbbbbb")
     assert service.forget(memory_id="aaaaaaaa-0000-4000-8000-000000000002").deleted
     assert service.get("aaaaaaaa").id.endswith("1")  # unique again
+
+
+def test_listing_returns_the_most_recently_updated_first(service: MemoryService) -> None:
+    memories = [service.remember(f"Note {n} about the release", Category.EVENTS).memory
+                for n in range(8)]  # fmt: skip
+    service.update(memories[2].id, importance=0.9)  # now the most recently updated
+    listed = service.list_memories(limit=3)
+    assert [m.id for m in listed] == [memories[2].id, memories[7].id, memories[6].id]
