@@ -122,6 +122,34 @@ class Snapshot:
         records = self.records.slice(0, self.size)
         return records.filter(pa.array(self.alive[: self.size]))
 
+    def page(
+        self,
+        scopes: Sequence[str] | None,
+        categories: Sequence[str] | None,
+        before: datetime | None,
+        tags: Sequence[str],
+        offset: int,
+        limit: int,
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """The records matching every filter, most recently updated first: how many, and the
+        ``limit`` from ``offset`` on (filtered and sorted as arrays)."""
+        records = self.live_records()
+        mask = pa.array(np.ones(len(records), dtype=bool))
+        if scopes is not None:
+            mask = pc.and_(mask, pc.is_in(records["scope"], pa.array(list(scopes), pa.string())))
+        if categories:
+            mask = pc.and_(mask, pc.is_in(records["category"], pa.array(list(categories))))
+        if before is not None:
+            moment = pa.scalar(before, records["updated_at"].type)
+            mask = pc.and_(mask, pc.less(records["updated_at"], moment))
+        records = records.filter(mask)
+        if tags:
+            wanted = set(tags)
+            keep = [wanted <= set(row or []) for row in records["tags"].to_pylist()]
+            records = records.filter(pa.array(keep, pa.bool_()))
+        order = pc.sort_indices(records, sort_keys=[("updated_at", "descending")])
+        return len(records), records.take(order[offset : offset + limit]).to_pylist()
+
     def ids_starting(self, prefix: str) -> list[str]:
         """The ids of live memories that start with ``prefix``."""
         return [

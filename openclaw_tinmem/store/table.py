@@ -12,7 +12,6 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from lancedb.index import FTS, Bitmap, BTree
 from lancedb.query import MatchQuery
 
@@ -224,27 +223,11 @@ class MemoryStore:
         offset: int = 0,
         limit: int = 50,
     ) -> tuple[int, list[Memory]]:
-        """One page of the matching memories, most recently updated first, and how many match;
-        filtered and sorted in the in-process copy, so only the page is converted."""
-        records = self.snapshot().live_records()
-        mask = pa.array(np.ones(len(records), dtype=bool))
-        if scopes is not None:
-            mask = pc.and_(mask, pc.is_in(records["scope"], pa.array(list(scopes), pa.string())))
-        if categories:
-            names = pa.array([Category(category).value for category in categories], pa.string())
-            mask = pc.and_(mask, pc.is_in(records["category"], names))
-        if before is not None:
-            mask = pc.and_(
-                mask, pc.less(records["updated_at"], pa.scalar(before, records["updated_at"].type))
-            )
-        records = records.filter(mask)
-        if tags:
-            wanted = set(tags)
-            keep = [wanted <= set(row or []) for row in records["tags"].to_pylist()]
-            records = records.filter(pa.array(keep, pa.bool_()))
-        order = pc.sort_indices(records, sort_keys=[("updated_at", "descending")])
-        chosen = records.take(order[offset : offset + limit])
-        return len(records), [row_to_memory(row) for row in chosen.to_pylist()]
+        """One page of the matching memories, most recently updated first, and how many match
+        (``Snapshot.page``: only the page is turned into memories)."""
+        names = [Category(category).value for category in categories] if categories else None
+        total, rows = self.snapshot().page(scopes, names, before, tags, offset, limit)
+        return total, [row_to_memory(row) for row in rows]
 
     def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:
         """Every memory (without vectors), in record batches."""
