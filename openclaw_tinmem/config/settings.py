@@ -53,6 +53,13 @@ class Settings(BaseModel):
         DEFAULT_DB_PATH, description="LanceDB directory or any URI LanceDB accepts (s3://, gs://)"
     )
     table_name: str = Field("memories", description="Name of the memories table")
+    storage_options: dict[str, str] = Field(
+        default_factory=dict,
+        description="Options of an object-store db_path (s3://, gs://, az://), passed to "
+        'LanceDB: e.g. aws_endpoint, aws_region, aws_access_key_id = "${AWS_ACCESS_KEY_ID}", '
+        'allow_http = "true" for a local server; credentials also come from the '
+        "provider's usual environment variables",
+    )
     lock_timeout_seconds: float = Field(
         30.0, gt=0, description="How long a writer waits for the cross-process write lock"
     )

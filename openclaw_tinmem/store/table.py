@@ -61,7 +61,11 @@ class MemoryStore:
             directory = Path(self.uri.removeprefix("file://"))
             directory.mkdir(parents=True, exist_ok=True)
             directory.chmod(0o700)  # memories are the user's: readable by the owner only
-        self.database = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+        self.database = lancedb.connect(
+            self.uri,
+            read_consistency_interval=timedelta(0),
+            storage_options=settings.storage_options or None,
+        )
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(
             Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
