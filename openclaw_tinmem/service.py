@@ -255,20 +255,42 @@ class MemoryService:
             raise NotFoundError(f"no memory with id {memory_id}", field="id")
         return found
 
+    def page(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        categories: Sequence[Category] | None = None,
+        before: datetime | None = None,
+        tags: Sequence[str] = (),
+        offset: int = 0,
+        limit: int | None = 50,
+        identity: Identity | None = None,
+    ) -> tuple[int, list[Memory]]:
+        """How many memories the caller may read in ``scopes`` (none named: every readable
+        one) and ``categories``, last updated before ``before`` and carrying all of ``tags``;
+        and the page of them from ``offset``, most recently updated first (all: ``limit=None``).
+        """
+        readable = self.access(identity).scopes_to_read(scopes)
+        if readable == []:
+            return 0, []
+        return self.store.page(
+            scopes=readable, categories=categories, before=before,
+            tags=normalise_tags(list(tags)), offset=offset, limit=limit,
+        )  # fmt: skip
+
     def list_memories(
         self,
         *,
         scopes: Sequence[str] | None = None,
         categories: Sequence[Category] | None = None,
+        before: datetime | None = None,
+        tags: Sequence[str] = (),
         limit: int | None = 50,
         identity: Identity | None = None,
     ) -> list[Memory]:
-        """The most recently updated memories in ``scopes`` (none named: every readable one)."""
-        readable = self.access(identity).scopes_to_read(scopes)
-        if readable == []:
-            return []
-        count = self.store.count() if limit is None else limit
-        return self.store.page(scopes=readable, categories=categories, limit=count)[1]
+        """The memories of ``page``: the most recently updated first (every one for None)."""
+        return self.page(scopes=scopes, categories=categories, before=before, tags=tags,
+                         limit=limit, identity=identity)[1]  # fmt: skip
 
     def update(
         self,
@@ -384,28 +406,6 @@ class MemoryService:
     ) -> Memory:
         """Bring a memory back from its history (``write.restoring.restore``)."""
         return restoring.restore(self, memory_id, to_event=to_event, identity=identity)
-
-    def select(
-        self,
-        *,
-        scopes: Sequence[str] | None = None,
-        categories: Sequence[Category] | None = None,
-        before: datetime | None = None,
-        tags: Sequence[str] = (),
-        identity: Identity | None = None,
-    ) -> list[Memory]:
-        """Every memory the caller may read in ``scopes`` and ``categories``, last updated
-        before ``before``, carrying all of ``tags`` (for bulk forgetting and export)."""
-        readable = self.access(identity).scopes_to_read(scopes)
-        if readable == []:
-            return []
-        wanted = set(normalise_tags(list(tags)))
-        memories = self.store.list_memories(scopes=readable, categories=categories, limit=None)
-        return [
-            memory
-            for memory in memories
-            if (before is None or memory.updated_at < before) and wanted <= set(memory.tags)
-        ]
 
     def forget_many(
         self, memories: Sequence[Memory], *, purge: bool = False, identity: Identity | None = None

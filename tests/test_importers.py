@@ -34,7 +34,9 @@ def test_mem0_memories_come_over_with_their_scopes_times_and_tags(
     assert vegetarian.created_at.isoformat().startswith("2024-07-20T17:15:00")
     window = service.get("1c3f9d2e-4e5b-4c6d-9e7f-8091a2b3c4d5")
     assert window.scope == "agent:travel-bot" and window.category is Category.PREFERENCES
-    (atlas,) = [m for m in service.select(scopes=["global"]) if "Atlas" in m.content]
+    (atlas,) = [
+        m for m in service.list_memories(scopes=["global"], limit=None) if "Atlas" in m.content
+    ]
     assert atlas.category is Category.ENTITIES  # a non-UUID id gets a stable one of its own
     assert import_memories(service, mem0_lines(json.dumps(MEM0_EXPORT))).unchanged == 3
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import click
 
-from openclaw_tinmem.categories import Category
 from openclaw_tinmem.cli.app import (
     CATEGORY_CHOICE,
     EXIT_INVALID,
@@ -112,12 +111,7 @@ def export(
 
     with friendly_errors():
         filtered = bool(scopes or categories or before or tags)
-        chosen = state.service.select(
-            scopes=list(scopes) or None,
-            categories=[Category(c) for c in categories] or None,
-            before=before.replace(tzinfo=UTC) if before else None,
-            tags=tags,
-        ) if filtered else None  # fmt: skip
+        chosen = state.matching(scopes, categories, before, tags) if filtered else None
         records = maintenance.export_memories(state.service.store, chosen)
         if output == "-":
             count = maintenance.write_jsonl(records, sys.stdout)

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from openclaw_tinmem.access import Identity
     from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.models import Memory
     from openclaw_tinmem.service import MemoryService
     from openclaw_tinmem.tools.toolbox import Toolbox
 
@@ -83,6 +85,24 @@ class CliState:
         from openclaw_tinmem.tools.toolbox import build_toolbox
 
         return build_toolbox(self.service, identity=self.identity)
+
+    def matching(
+        self,
+        scopes: tuple[str, ...],
+        categories: tuple[str, ...],
+        before: datetime | None,
+        tags: tuple[str, ...],
+    ) -> list[Memory]:
+        """Every memory the CLI's identity may read that matches the filter options (dates
+        given on the command line are UTC)."""
+        return self.service.list_memories(
+            scopes=list(scopes) or None,
+            categories=[Category(c) for c in categories] or None,
+            before=before.replace(tzinfo=UTC) if before else None,
+            tags=tags,
+            limit=None,
+            identity=self.identity,
+        )
 
     def require_administrator(self, command: str) -> None:
         """Store-wide commands act on every scope: refuse them to an agent identity."""

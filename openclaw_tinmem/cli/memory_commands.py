@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import click
@@ -273,13 +273,7 @@ def forget_in_bulk(
     as_json: bool,
 ) -> None:
     with friendly_errors():
-        chosen = state.service.select(
-            scopes=list(scopes) or None,
-            categories=[Category(c) for c in categories] or None,
-            before=before.replace(tzinfo=UTC) if before else None,
-            tags=tags,
-            identity=state.identity,
-        )
+        chosen = state.matching(scopes, categories, before, tags)
         if dry_run or not chosen:
             listing = [{"id": m.id, "scope": m.scope, "headline": m.headline} for m in chosen]
             if as_json:

@@ -210,12 +210,8 @@ class MemoryStore:
         categories: Sequence[Category] | None = None,
         limit: int | None = 50,
     ) -> list[Memory]:
-        query = self.table.search().select(MEMORY_COLUMNS).limit(limit)
-        where = build_filter(scopes=scopes, categories=categories)
-        if where:
-            query = query.where(where)
-        memories = [row_to_memory(row) for row in query.to_list()]
-        return sorted(memories, key=lambda memory: memory.updated_at, reverse=True)
+        """The most recently updated memories (all of them for ``limit=None``)."""
+        return self.page(scopes=scopes, categories=categories, limit=limit)[1]
 
     def page(
         self,
@@ -225,12 +221,15 @@ class MemoryStore:
         before: datetime | None = None,
         tags: Sequence[str] = (),
         offset: int = 0,
-        limit: int = 50,
+        limit: int | None = 50,
     ) -> tuple[int, list[Memory]]:
-        """One page of the matching memories, most recently updated first, and how many match
-        (``Snapshot.page``: only the page is turned into memories)."""
+        """One page of the matching memories (every one for ``limit=None``), most recently
+        updated first, and how many match (``Snapshot.page``: only the page is turned into
+        memories)."""
         names = [Category(category).value for category in categories] if categories else None
-        total, rows = self.snapshot().page(scopes, names, before, tags, offset, limit)
+        snapshot = self.snapshot()
+        size = snapshot.size if limit is None else limit
+        total, rows = snapshot.page(scopes, names, before, tags, offset, size)
         return total, [row_to_memory(row) for row in rows]
 
     def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:

@@ -79,10 +79,9 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         text = (query.get("q") or "").strip()
         if not text:
             cutoff = datetime.fromisoformat(before).replace(tzinfo=UTC) if before else None
-            readable = service.access(identity).scopes_to_read(scopes)
-            total, page_items = service.store.page(
-                scopes=readable, categories=categories or None, before=cutoff, tags=tags,
-                offset=int(query.get("offset") or 0), limit=PAGE_SIZE,
+            total, page_items = service.page(
+                scopes=scopes, categories=categories or None, before=cutoff, tags=tags,
+                offset=int(query.get("offset") or 0), limit=PAGE_SIZE, identity=identity,
             )  # fmt: skip
             return {"total": total, "memories": [summary(m) for m in page_items]}
         hits = service.recall(text, scopes=scopes, categories=categories or None,
@@ -117,7 +116,7 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         return {"memory": memory.public_dict()}
 
     async def stats(request: Request) -> Any:
-        memories = service.select(identity=identity)
+        memories = service.list_memories(limit=None, identity=identity)
         by_category = Counter(memory.category.value for memory in memories)
         weeks = Counter(memory.created_at.strftime("%G-W%V") for memory in memories)
         return {"by_category": dict(by_category), "by_week": dict(sorted(weeks.items())[-12:])}

@@ -41,7 +41,7 @@ def test_every_action_appends_an_event(service: MemoryService) -> None:
     assert update.after and update.after["importance"] == 0.9
     assert forgotten.after is None and forgotten.before == update.after
     import_memories(service, [json.dumps({"content": "Imported fact", "category": "events"})])
-    (imported,) = service.select()
+    (imported,) = service.list_memories(limit=None)
     assert actions(service, imported.id) == [HistoryAction.IMPORTED]
 
 

@@ -88,7 +88,7 @@ def test_every_profile_fact_lands_in_one_profile_memory(service: MemoryService) 
     ]
     assert [r["action"] for r in results] == ["created", "merged", "merged", "merged"]
     assert all("always merged" in r["reason"] for r in results[1:])  # action and reason agree
-    (profile,) = service.select(categories=[Category.PROFILE])
+    (profile,) = service.list_memories(categories=[Category.PROFILE], limit=None)
     for fact in facts:
         assert fact in profile.content  # every distinct fact kept in L2
     assert profile.headline and profile.summary
