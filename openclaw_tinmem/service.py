@@ -13,7 +13,7 @@ from datetime import datetime
 from openclaw_tinmem.access import Access, Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.cross_encoder import Reranker, shared_reranker
-from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder, Vector
+from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import Deadline, LLMClient
@@ -24,18 +24,16 @@ from openclaw_tinmem.models import (
     Memory,
     Source,
     WriteOutcome,
-    content_hash,
     is_full_id,
     normalise_tags,
     utc_now,
     validate_memory_reference,
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
-from openclaw_tinmem.redaction import redact_secrets
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
+from openclaw_tinmem.store.history import HistoryEvent
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
-from openclaw_tinmem.write import restoring
+from openclaw_tinmem.write import restoring, updating
 from openclaw_tinmem.write.dedup import (
     FallbackJudge,
     LLMJudge,
@@ -303,44 +301,11 @@ class MemoryService:
         tags: Sequence[str] | None = None,
         identity: Identity | None = None,
     ) -> Memory:
-        """Change only the given fields; new content re-embeds and refreshes levels not given.
-
-        What new content needs (levels from the LLM, embeddings, token vectors) is made before
-        the write lock is taken, within ``tool_timeout_seconds`` for the LLM; under the lock
-        the memory is read again and only the given fields are written onto it."""
-        memory_id = self.resolve_id(memory_id, identity=identity)
-        access = self.access(identity)
-        content, summary, headline = (
-            None if text is None else redact_secrets(text) for text in (content, summary, headline)
-        )
-        self.get(memory_id, identity=identity)  # exists and readable, before any LLM call
-        changes: dict[str, object] = {}
-        vector: Vector | None = None
-        if content is not None:
-            deadline = Deadline(self.settings.tool_timeout_seconds)
-            generated_headline, generated_summary = self.writer.levels(content, deadline)
-            changes.update(content=content, content_hash=content_hash(content),
-                           headline=generated_headline, summary=generated_summary)  # fmt: skip
-            vector = self.embedder.embed_documents([content])[0]
-        given = {"headline": headline, "summary": summary, "importance": importance}
-        changes.update({name: value for name, value in given.items() if value is not None})
-        if tags is not None:
-            changes["tags"] = normalise_tags(list(tags))
-        with self.store.write_lock():
-            found = self.store.get_with_vectors([memory_id])  # under the lock: no lost update
-            if not found or not access.can_read(found[0][0].scope):
-                raise NotFoundError(f"no memory with id {memory_id}", field="id")
-            memory, stored_vector = found[0]
-            access.check_write(memory.scope, field="id")
-            updated = memory.model_copy(update={**changes, "updated_at": self.clock()})
-            tokens = self.writer.tokens_after_update(updated, memory)
-            self.store.upsert([updated], [stored_vector if vector is None else vector], tokens)
-            self.store.record([HistoryEvent(
-                memory.id, HistoryAction.UPDATED, state_of(memory), state_of(updated),
-                actor=access.identity.describe(), source="memory_update",
-            )])  # fmt: skip
-        self.late_interaction.written([updated], tokens)
-        return updated
+        """Change only the given fields of a memory (``write.updating.update``)."""
+        return updating.update(
+            self, memory_id, content=content, summary=summary, headline=headline,
+            importance=importance, tags=tags, identity=identity,
+        )  # fmt: skip
 
     def forget(
         self,

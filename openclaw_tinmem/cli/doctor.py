@@ -62,6 +62,12 @@ def _store_check(settings: Settings) -> dict[str, Any]:
         f"{figures['db_path']}: {figures['total']} memories, model {figures['embedding_model']} "
         f"({figures['embedding_dimension']}d), {figures['table_versions']} table versions"
     )
+    if not settings.is_local_store():
+        detail += (
+            "; single-writer mode: only one host may write it"
+            if settings.object_store_single_writer
+            else "; the object store honours conditional writes: several hosts may write it"
+        )
     missing = figures["without_token_vectors"]
     if settings.late_interaction and missing:
         detail += (

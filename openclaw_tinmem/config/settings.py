@@ -63,6 +63,17 @@ class Settings(BaseModel):
     lock_timeout_seconds: float = Field(
         30.0, gt=0, description="How long a writer waits for the cross-process write lock"
     )
+    object_store_single_writer: bool = Field(
+        False,
+        description="Only one host writes this object store: skip the start-up check that an "
+        "s3:// server honours conditional writes, which several writers need (docs/deploying.md)",
+    )
+    upkeep_lease_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="On an object store, upkeep runs on one host at a time under a lease in the "
+        "bucket; a host that dies holding it blocks upkeep this long at most",
+    )
     optimize_every_writes: int = Field(
         50, ge=1, description="Compact the table and prune old versions after this many writes"
     )

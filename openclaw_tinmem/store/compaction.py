@@ -24,6 +24,9 @@ from typing import Any
 
 from lancedb.table import LanceTable
 
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.store.lease import Lease
+
 logger = logging.getLogger("openclaw_tinmem")
 
 # Small enough that the fragment still filling is cheap to rewrite, large enough that a store
@@ -47,6 +50,22 @@ def optimize_table(
     dataset.cleanup_old_versions(older_than=retention)
 
 
+def upkeep_under_lease(table: Any, lease: Lease, retention: timedelta, settings: Settings) -> bool:
+    """Upkeep of a table on an object store, if this host gets the lease; False if another
+    host holds it (and tidies the same table). Other hosts go on writing meanwhile: Lance
+    retries a commit that meets the compaction's, and versions younger than the retention
+    (which readers on other hosts may still be reading) are kept."""
+    if not lease.acquire():
+        logger.info("upkeep skipped: another host holds the lease %s", lease.holder_now())
+        return False
+    try:
+        optimize_table(table, retention)
+        lease.tidy(max(retention.total_seconds(), settings.version_retention_seconds))
+    finally:
+        lease.release()
+    return True
+
+
 class UpkeepScheduler:
     """Runs upkeep jobs on one background thread, one job per name at a time.
 
@@ -61,7 +80,7 @@ class UpkeepScheduler:
         self._pending: dict[str, Future[None]] = {}
         self._writes: dict[str, int] = {}
 
-    def wrote(self, name: str, every: int, job: Callable[[], None], failure_message: str) -> bool:
+    def wrote(self, name: str, every: int, job: Callable[[], object], failure_message: str) -> bool:
         """Count one write to ``name``'s table; from the ``every``-th on, queue ``job`` unless
         one named ``name`` is pending. True if it was queued."""
         with self._lock:
@@ -71,7 +90,7 @@ class UpkeepScheduler:
             self._writes[name] = 0
             return True
 
-    def _queue(self, name: str, job: Callable[[], None], failure_message: str) -> bool:
+    def _queue(self, name: str, job: Callable[[], object], failure_message: str) -> bool:
         pending = self._pending.get(name)
         if pending is not None and not pending.done():
             return False
@@ -81,11 +100,14 @@ class UpkeepScheduler:
         return True
 
     @staticmethod
-    def _run(job: Callable[[], None], failure_message: str) -> None:
+    def _run(job: Callable[[], object], failure_message: str) -> None:
         try:
             job()
-        except Exception:  # the writes are committed; upkeep is retried after further writes
-            logger.warning(failure_message, exc_info=True)
+        except Exception as error:  # the writes are committed; upkeep is retried later
+            if "commit conflict" in str(error).lower():  # another host's write came first
+                logger.info("%s: %s", failure_message, str(error).split(",")[0])
+            else:
+                logger.warning(failure_message, exc_info=True)
 
     def wait(self) -> None:
         """Block until every queued job has finished. Never call it holding a write lock."""

@@ -96,10 +96,10 @@ class HistoryLog:
     """The history table of one database, with its batching writer thread."""
 
     def __init__(self, database: Any) -> None:
-        if HISTORY_TABLE in database.list_tables().tables:
-            self.table = database.open_table(HISTORY_TABLE)
-        else:
-            self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA)
+        existed = HISTORY_TABLE in database.list_tables().tables
+        # exist_ok: another host may create the table at the same moment
+        self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA, exist_ok=True)
+        if not existed:
             self.table.create_index("memory_id", config=BTree())
         self._pending: list[HistoryEvent] = []
         self._lock = threading.Lock()  # guards _pending

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,30 +13,24 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, BTree
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix, Vector
-from openclaw_tinmem.errors import ModelMismatchError
 from openclaw_tinmem.models import Category, Memory
-from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table
+from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
+from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
 from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
-from openclaw_tinmem.store.schema import (
-    ADDED_FIELDS,
-    DIMENSION_METADATA_KEY,
-    MEMORY_COLUMNS,
-    MODEL_METADATA_KEY,
-    memory_schema,
-    memory_to_row,
-    row_to_memory,
-)
+from openclaw_tinmem.store.lease import Lease
+from openclaw_tinmem.store.object_storage import check_shared_store
+from openclaw_tinmem.store.opening import create_table, open_or_create, stored_model
+from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.write_lock import WriteLock
 
 HISTORY_UPKEEP_FACTOR = 10
-UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
+logger = logging.getLogger("openclaw_tinmem")
 
 
 class MemoryStore:
@@ -61,6 +56,12 @@ class MemoryStore:
             directory = Path(self.uri.removeprefix("file://"))
             directory.mkdir(parents=True, exist_ok=True)
             directory.chmod(0o700)  # memories are the user's: readable by the owner only
+        else:
+            check_shared_store(
+                self.uri,
+                settings.storage_options,
+                single_writer=settings.object_store_single_writer,
+            )
         self.database = lancedb.connect(
             self.uri,
             read_consistency_interval=timedelta(0),
@@ -72,66 +73,43 @@ class MemoryStore:
             settings.lock_timeout_seconds,
             on_acquire=self._forget_version_check,
         )
-        self._verify_model = verify_model
+        # On an object store, hosts take turns at upkeep under a lease in the bucket.
+        self.upkeep_lease = (
+            None
+            if settings.is_local_store()
+            else Lease(
+                self.database, f"upkeep {settings.table_name}", settings.upkeep_lease_seconds
+            )
+        )
         self._known_version = 0
         self._version_checked_at: float | None = None
+        self.conflicts = 0  # memories a conditional write left out: another writer came first
         with self.write_lock():
-            self.table = self._open_or_create()
+            self.table = open_or_create(
+                self.database,
+                settings.table_name,
+                self.schema(),
+                uri=self.uri,
+                verify_model=verify_model,
+            )
             self.history = HistoryLog(self.database)
         self.snapshots = SnapshotCache(self._load_snapshot, dimension)
 
     # ----------------------------------------------------------------- setup
 
-    def _open_or_create(self) -> Any:
-        name = self.settings.table_name
-        if name in self.database.list_tables().tables:
-            table = self.database.open_table(name)
-            if self._verify_model:
-                self._check_model(table.schema)
-            missing = [f for f in ADDED_FIELDS if f.name not in table.schema.names]
-            if missing:  # written by an older version
-                table.add_columns(pa.schema(missing))
-            return table
-        return self._create(pa.Table.from_pylist([], schema=self.schema()), mode="create")
-
     def schema(self) -> pa.Schema:
         return memory_schema(self.model_name, self.dimension)
-
-    def _create(self, data: pa.Table, *, mode: str) -> Any:
-        table = self.database.create_table(
-            self.settings.table_name, data=data, schema=self.schema(), mode=mode
-        )
-        table.create_index("search_text", config=FTS(with_position=False))
-        table.create_index("id", config=BTree())
-        table.create_index("scope", config=Bitmap())
-        table.create_index("category", config=Bitmap())
-        return table
 
     def replace_all(self, data: pa.Table) -> None:
         """Swap the whole table for ``data`` (same columns, this store's model) in one commit."""
         with self.write_lock():
-            self.table = self._create(data, mode="overwrite")
+            name = self.settings.table_name
+            self.table = create_table(self.database, name, data, self.schema(), "overwrite")
             self.snapshots.invalidate()
             self._forget_version_check()
 
     def stored_model(self) -> tuple[str, str]:
-        metadata = self.table.schema.metadata or {}
-        return (
-            metadata.get(MODEL_METADATA_KEY, b"?").decode(),
-            metadata.get(DIMENSION_METADATA_KEY, b"?").decode(),
-        )
-
-    def _check_model(self, schema: pa.Schema) -> None:
-        metadata = schema.metadata or {}
-        stored_model = metadata.get(MODEL_METADATA_KEY, b"?").decode()
-        stored_dimension = metadata.get(DIMENSION_METADATA_KEY, b"?").decode()
-        if stored_model != self.model_name or stored_dimension != str(self.dimension):
-            raise ModelMismatchError(
-                f"the store at {self.uri} was written with embedding model {stored_model} "
-                f"({stored_dimension} dimensions) but the configured model is {self.model_name} "
-                f"({self.dimension} dimensions). Configure the original model, or run "
-                "'tinmem reembed' to re-embed every memory with the new one."
-            )
+        return stored_model(self.table.schema)
 
     def write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Serialise writers: threads by an RLock, processes by a lock file beside the data.
@@ -152,12 +130,6 @@ class MemoryStore:
             self._known_version = int(self.table.version)
             self._version_checked_at = now
         return self._known_version
-
-    def _committed(self) -> int:
-        """Record the version our own commit produced; returns it."""
-        after = int(self.table.version)
-        self._known_version, self._version_checked_at = after, time.monotonic()
-        return after
 
     # ----------------------------------------------------------------- reads
 
@@ -279,43 +251,65 @@ class MemoryStore:
         memories: Sequence[Memory],
         vectors: Matrix | Sequence[Vector],
         tokens: Sequence[bytes | None] | None = None,
-    ) -> None:
-        """Insert or replace memories by id; call under ``write_lock`` when reading first.
+        *,
+        expected: Mapping[str, datetime] | None = None,
+    ) -> frozenset[str]:
+        """Write memories; returns the ids of those not written because of a conflict.
 
+        With ``expected`` the write is conditional (``store.conditional``): a memory whose id
+        is in it replaces the stored one only if that still has the given ``updated_at``; any
+        other memory is new and is added only if no memory has its id. Without it, memories
+        are inserted or replaced by id whatever is stored (administrative rewrites).
         ``tokens`` are the memories' late-interaction token vectors (None: stored without).
         """
         if not memories:
-            return
+            return frozenset()
         tokens = list(tokens) if tokens is not None else [None] * len(memories)
         rows = [
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)
         ]
         data = pa.Table.from_pylist(rows, schema=self.table.schema)
+        matrix = np.asarray(vectors, dtype=np.float32)
         with self.write_lock():
-            before = self.current_version()
             ids = [memory.id for memory in memories]
-            if self.snapshot().rows(ids):
-                merge = self.table.merge_insert("id")
-                merge.when_matched_update_all().when_not_matched_insert_all().execute(data)
-            else:  # all new (the snapshot is current under the lock): a plain append is cheaper
-                self.table.add(data)
-            after = self._committed()
+            stored = {row["id"] for row in self.snapshot().rows(ids)}
+            commits, conflicted = write_rows(self.table, data, stored, expected)
+            self.conflicts += len(conflicted)
+            for commit in commits:
+                rows = pa.array(commit.rows, type=pa.int64())
+                self._published(commit.version, data.take(rows), matrix[commit.rows])
+            if commits:
+                self._after_write()
+            return conflicted
+
+    def _published(
+        self,
+        version: int,
+        data: pa.Table | None = None,
+        matrix: Matrix | None = None,
+        deleted: Sequence[str] = (),
+    ) -> None:
+        """Apply this process's commit (``version``, made on top of the snapshot's) to the
+        in-process copy; when other writers committed in between, the copy reloads instead."""
+        before = self._known_version
+        self._known_version, self._version_checked_at = version, time.monotonic()
+        if version != before + 1:  # another host's commit came first: its rows are unknown
+            self.snapshots.invalidate()
+        elif data is not None or deleted:
             self.snapshots.advance(
-                before, after, lambda old: old.changed(after, data, np.asarray(vectors), ())
+                before, version, lambda old: old.changed(version, data, matrix, deleted)
             )
-            self._after_write()
+        else:
+            self.snapshots.advance(before, version)
 
     def delete(self, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
         with self.write_lock():
-            before = self.current_version()
-            self.table.delete(build_filter(ids=memory_ids))
-            after = self._committed()
-            self.snapshots.advance(
-                before, after, lambda old: old.changed(after, None, None, memory_ids)
-            )
+            self.current_version()
+            result = self.table.delete(build_filter(ids=memory_ids))
+            self._published(int(result.version), deleted=memory_ids)
             self._after_write()
 
     def rename_scope(self, old: str, new: str) -> int:
@@ -325,8 +319,8 @@ class MemoryStore:
         with self.write_lock():
             moved = int(self.table.count_rows(where))
             if moved:
-                self.table.update(where=where, values={"scope": new})
-                self._committed()
+                result = self.table.update(where=where, values={"scope": new})
+                self._published(int(result.version))
                 self.snapshots.invalidate()  # rows changed scope: the copy reloads
                 self._after_write()
         return moved
@@ -336,18 +330,23 @@ class MemoryStore:
         if not memory_ids:
             return
         when = when or datetime.now(UTC)
-        moment = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         with self.write_lock():
             before = self.current_version()
-            self.table.update(
+            result = self.table.update(
                 where=build_filter(ids=memory_ids),
                 values_sql={
                     "access_count": "access_count + 1",
-                    "last_accessed_at": f"arrow_cast(timestamp '{moment}', '{UTC_MICROSECONDS}')",
+                    "last_accessed_at": timestamp_literal(when),
                 },
             )
-            after = self._committed()
-            self.snapshots.advance(before, after, lambda old: old.touched(after, memory_ids, when))
+            after = int(result.version)
+            self._known_version, self._version_checked_at = after, time.monotonic()
+            if after == before + 1:
+                self.snapshots.advance(
+                    before, after, lambda old: old.touched(after, memory_ids, when)
+                )
+            else:  # another host committed in between
+                self.snapshots.invalidate()
             self._after_write()
 
     def record(self, events: Sequence[HistoryEvent]) -> None:
@@ -374,23 +373,36 @@ class MemoryStore:
             "table upkeep failed; retried after further writes",
         )
 
-    def optimize(self) -> None:
-        """Compact files, fold new rows into the indexes and prune old versions, now."""
-        with self.write_lock():
-            before = self.current_version()
-            optimize_table(self.table, timedelta(seconds=self.settings.version_retention_seconds))
-            self.snapshots.advance(before, self._committed())  # same rows, compacted
+    def optimize(self) -> bool:
+        """Compact files, fold new rows into the indexes and prune old versions, now.
 
-    def purge(self) -> None:
+        On an object store only the host holding the upkeep lease does it; False if another
+        host holds it (its upkeep covers the same table).
+        """
+        return self._upkeep(timedelta(seconds=self.settings.version_retention_seconds))
+
+    def purge(self) -> bool:
         """Upkeep now, keeping no older version: deleted rows leave the files at once.
 
         For privacy requests. A read that started on an older version may fail meanwhile (and
         is retried by the caller, or gives "no memory this turn"): purging is not routine.
         """
-        with self.write_lock():
-            before = self.current_version()
-            optimize_table(self.table, timedelta(0))
-            self.snapshots.advance(before, self._committed())
+        return self._upkeep(timedelta(0))
+
+    def _upkeep(self, retention: timedelta) -> bool:
+        lease = self.upkeep_lease
+        if lease is None:  # a local store: the write lock keeps every other writer out
+            with self.write_lock():
+                before = self.current_version()
+                optimize_table(self.table, retention)
+                self._known_version = int(self.table.version)
+                self.snapshots.advance(before, self._known_version)  # same rows, compacted
+            return True
+        if not upkeep_under_lease(self.table, lease, retention, self.settings):
+            return False
+        self._forget_version_check()
+        self.snapshots.invalidate()  # files rewritten under other hosts' commits: reload
+        return True
 
     def wait_for_upkeep(self) -> None:
         """Block until queued upkeep has run (tests, benchmarks and shutdown use it)."""

@@ -2,7 +2,8 @@
 
 Two tables: ``workspace_documents`` holds each file (path, id, content, times) and
 ``workspace_chunks`` holds its searchable pieces with a vector and a full-text index. Writes
-hold the memory store's write lock, so documents and memories share one cross-process lock.
+hold the memory store's write lock, so documents and memories share one cross-process lock,
+and are conditional, so hosts sharing an object store do not overwrite each other's.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from lancedb.index import FTS, BTree
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.encoders.dense import Embedder
-from openclaw_tinmem.errors import NotFoundError
+from openclaw_tinmem.errors import NotFoundError, StoreError
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off, timestamp_literal
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.table import MemoryStore
 
 DOCUMENTS_TABLE = "workspace_documents"
+# the document revision (its updated_at) a chunk was cut from; null in older tables
+CHUNK_REVISION_FIELD = pa.field("updated_at", pa.timestamp("us", tz="UTC"))
 CHUNKS_TABLE = "workspace_chunks"
 CHUNK_CHARACTERS = 800
 SEARCH_DEPTH = 50
@@ -82,24 +86,23 @@ class WorkspaceStore:
         database = store.database
         names = database.list_tables().tables
         timestamp = pa.timestamp("us", tz="UTC")
-        if DOCUMENTS_TABLE in names:
-            self.documents = database.open_table(DOCUMENTS_TABLE)
-        else:
-            schema = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
-                                pa.field("content", pa.string()), pa.field("created_at", timestamp),
-                                pa.field("updated_at", timestamp)])  # fmt: skip
-            self.documents = database.create_table(DOCUMENTS_TABLE, schema=schema)
+        documents = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
+                               pa.field("content", pa.string()), pa.field("created_at", timestamp),
+                               pa.field("updated_at", timestamp)])  # fmt: skip
+        # exist_ok: another host may create the table at the same moment
+        self.documents = database.create_table(DOCUMENTS_TABLE, schema=documents, exist_ok=True)
+        if DOCUMENTS_TABLE not in names:
             self.documents.create_index("path", config=BTree())
-        if CHUNKS_TABLE in names:
-            self.chunks = database.open_table(CHUNKS_TABLE)
-        else:
-            vector = pa.list_(pa.float32(), embedder.dimension)
-            schema = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
-                                pa.field("position", pa.int32()), pa.field("text", pa.string()),
-                                pa.field("vector", vector)])  # fmt: skip
-            self.chunks = database.create_table(CHUNKS_TABLE, schema=schema)
+        vector = pa.list_(pa.float32(), embedder.dimension)
+        chunks = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
+                            pa.field("position", pa.int32()), pa.field("text", pa.string()),
+                            pa.field("vector", vector), CHUNK_REVISION_FIELD])  # fmt: skip
+        self.chunks = database.create_table(CHUNKS_TABLE, schema=chunks, exist_ok=True)
+        if CHUNKS_TABLE not in names:
             self.chunks.create_index("text", config=FTS(with_position=False))
             self.chunks.create_index("path", config=BTree())
+        elif CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
+            self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))
 
     def get(self, path: str) -> Document | None:
         rows = self.documents.search().where(f"path = {quote(path)}").limit(1).to_list()
@@ -123,41 +126,76 @@ class WorkspaceStore:
         return [str(path) for path in rows.column("path").to_pylist()]
 
     def write(self, path: str, content: str, *, append: bool, separator: str = "\n") -> Document:
-        """Create, append to or replace a document, re-indexing its chunks; one writer at a time."""
-        with self.store.write_lock():
-            existing = self.get(path)
-            now = utc_now()
-            if existing is not None and append and existing.content:
-                body = existing.content.rstrip("\n") + separator + content
-            else:
-                body = content
-            document = Document(
-                id=existing.id if existing else str(uuid.uuid4()), path=path, content=body,
-                created_at=existing.created_at if existing else now, updated_at=now,
-            )  # fmt: skip
-            pieces = chunk_text(body) or [body]
-            vectors = self._vectors_for(pieces, existing.id if existing else None)
-            chunk_rows = [
-                {"document_id": document.id, "path": path, "position": position, "text": piece,
-                 "vector": vector}
-                for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
-            ]  # fmt: skip
-            row = {"id": document.id, "path": path, "content": body,
-                   "created_at": document.created_at, "updated_at": now}  # fmt: skip
-            self.documents.merge_insert(
-                "path"
-            ).when_matched_update_all().when_not_matched_insert_all().execute(
-                pa.Table.from_pylist([row], schema=self.documents.schema)
-            )
-            self.chunks.delete(f"document_id = {quote(document.id)}")
-            self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
-            self.store.upkeep.wrote(
-                "workspace",
-                self.store.settings.optimize_every_writes,
-                self.optimize,
-                "workspace upkeep failed; retried later",
-            )
-            return document
+        """Create, append to or replace a document, re-indexing its chunks.
+
+        The document is written conditionally: created only if no other writer created the
+        path first, changed only if nobody changed it since it was read; otherwise it is
+        read again and the write re-applied, as memories are (``store.conditional``).
+        """
+        for attempt in range(COMMIT_ATTEMPTS):
+            if attempt:
+                back_off(attempt)
+            with self.store.write_lock():
+                existing = self.get(path)
+                now = utc_now()
+                if existing is not None and append and existing.content:
+                    body = existing.content.rstrip("\n") + separator + content
+                else:
+                    body = content
+                document = Document(
+                    id=existing.id if existing else str(uuid.uuid4()), path=path, content=body,
+                    created_at=existing.created_at if existing else now, updated_at=now,
+                )  # fmt: skip
+                if self._commit(document, existing):
+                    self._write_chunks(document, existing)
+                    self.store.upkeep.wrote(
+                        "workspace",
+                        self.store.settings.optimize_every_writes,
+                        self.optimize,
+                        "workspace upkeep failed; retried later",
+                    )
+                    return document
+        raise StoreError(f"gave up writing {path}: other writers kept changing it; try again")
+
+    def _commit(self, document: Document, existing: Document | None) -> bool:
+        """Write the document row; False if another writer came first (read and try again)."""
+        row = pa.Table.from_pylist([{
+            "id": document.id, "path": document.path, "content": document.content,
+            "created_at": document.created_at, "updated_at": document.updated_at,
+        }], schema=self.documents.schema)  # fmt: skip
+        if existing is not None:
+            unchanged = f"target.updated_at = {timestamp_literal(existing.updated_at)}"
+            merge = self.documents.merge_insert("id").when_matched_update_all(where=unchanged)
+            return int(merge.execute(row).num_updated_rows) == 1
+        self.documents.add(row)
+        # Two hosts may create one path at once (an insert meets no conflict). The row
+        # committed first (the lowest row address: appends get ever higher fragments) wins
+        # for every host that looks; a later one is taken back and its write re-applied.
+        query = self.documents.search().where(f"path = {quote(document.path)}")
+        rows = query.select(["id"]).with_row_id(True).limit(None).to_list()
+        first = min(rows, key=lambda row: row["_rowid"])
+        if first["id"] != document.id:
+            self.documents.delete(f"id = {quote(document.id)}")
+            return False
+        return True
+
+    def _write_chunks(self, document: Document, existing: Document | None) -> None:
+        """Add the document's chunks, then drop every chunk of another revision of it (another
+        host's write may land in between: whichever finishes last leaves only the newest)."""
+        pieces = chunk_text(document.content) or [document.content]
+        vectors = self._vectors_for(pieces, existing.id if existing else None)
+        chunk_rows = [
+            {"document_id": document.id, "path": document.path, "position": position,
+             "text": piece, "vector": vector, "updated_at": document.updated_at}
+            for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
+        ]  # fmt: skip
+        self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
+        current = self.get(document.path)
+        revision = current.updated_at if current is not None else document.updated_at
+        self.chunks.delete(
+            f"document_id = {quote(document.id)} AND (updated_at IS NULL "
+            f"OR updated_at <> {timestamp_literal(revision)})"
+        )
 
     def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:
         """Vectors for the chunks: reused where a chunk's text is unchanged, embedded otherwise.

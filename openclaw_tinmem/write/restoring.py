@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, StoreError
 from openclaw_tinmem.models import Memory, validate_memory_reference
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 
 if TYPE_CHECKING:
@@ -66,12 +67,17 @@ def restore(
     memory = Memory.model_validate({**state, "updated_at": service.clock()})
     vector = service.embedder.embed_documents([memory.content])[0]
     tokens = service.late_interaction.encode([memory])
-    with service.store.write_lock():
-        current = service.store.get([memory.id]).get(memory.id)
-        service.store.upsert([memory], [vector], tokens)
-        service.store.record([HistoryEvent(
-            memory.id, HistoryAction.RESTORED, state_of(current), state_of(memory),
-            actor=access.identity.describe(), source="restore",
-        )])  # fmt: skip
-    service.late_interaction.written([memory], tokens)
-    return memory
+    for attempt in range(COMMIT_ATTEMPTS):  # conditional: over whatever is stored when it lands
+        if attempt:
+            back_off(attempt)
+        with service.store.write_lock():
+            current = service.store.get([memory.id]).get(memory.id)
+            expected = {memory.id: current.updated_at} if current else {}
+            if not service.store.upsert([memory], [vector], tokens, expected=expected):
+                service.store.record([HistoryEvent(
+                    memory.id, HistoryAction.RESTORED, state_of(current), state_of(memory),
+                    actor=access.identity.describe(), source="restore",
+                )])  # fmt: skip
+                service.late_interaction.written([memory], tokens)
+                return memory
+    raise StoreError(f"gave up restoring {memory.id}: other writers kept changing it; try again")

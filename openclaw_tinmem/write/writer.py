@@ -15,7 +15,7 @@ from datetime import datetime
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
-from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.errors import InvalidArgumentError, StoreError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     Action,
@@ -30,6 +30,7 @@ from openclaw_tinmem.models import (
     validate_scope,
 )  # fmt: skip
 from openclaw_tinmem.redaction import count_redactions, redact_secrets
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.dedup import (
@@ -44,6 +45,10 @@ from openclaw_tinmem.write.dedup import (
 from openclaw_tinmem.write.levels import RuleSummarizer
 
 NEIGHBOURS_FOR_DEDUP = 5
+
+
+def _memory_id(outcome: WriteOutcome | None) -> str | None:
+    return outcome.memory.id if outcome is not None and outcome.memory is not None else None
 
 
 def _source(memory: Memory) -> str:
@@ -67,9 +72,22 @@ class PendingBatch:
     vectors: dict[str, Vector] = field(default_factory=dict)
     tokens: dict[str, bytes | None] = field(default_factory=dict)
     events: list[HistoryEvent] = field(default_factory=list)  # recorded with the commit
+    # updated_at of each stored memory this batch changes, when it was read: the write applies
+    # only if it is still that (``MemoryStore.upsert``); memories not in it are new
+    expected: dict[str, datetime] = field(default_factory=dict)
 
-    def add(self, memory: Memory, vector: Vector, tokens: bytes | None = None) -> None:
-        """Queue a memory; token vectors left out are encoded by ``encode_missing``."""
+    def add(
+        self,
+        memory: Memory,
+        vector: Vector,
+        tokens: bytes | None = None,
+        *,
+        expected: datetime | None = None,
+    ) -> None:
+        """Queue a memory (``expected``: the stored one's ``updated_at``, for a change); token
+        vectors left out are encoded by ``encode_missing``."""
+        if expected is not None and memory.id not in self.memories:
+            self.expected[memory.id] = expected
         self.memories[memory.id] = memory
         self.vectors[memory.id] = vector
         self.tokens[memory.id] = tokens
@@ -163,24 +181,49 @@ class MemoryWriter:
         decisions = self._decide(items, deadline)
         encoded = encoding.result() if encoding else encode(candidates)
         tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
-        with self.store.write_lock():  # read-recheck-write is atomic across processes
-            batch = PendingBatch()
-            outcomes = [
-                replace(
-                    self._commit(item, decision, batch, tokens.get(item.memory.id)),
-                    redacted=item.redacted,
-                )
-                for item, decision in zip(prepared, decisions, strict=True)
-            ]
-            memories = list(batch.memories.values())
-            batch.encode_missing(self.late_interaction)
-            written_tokens = [batch.tokens[memory.id] for memory in memories]
-            self.store.upsert(
-                memories, [batch.vectors[memory.id] for memory in memories], written_tokens
+        outcomes: list[WriteOutcome | None] = [None] * len(prepared)
+        pending = list(range(len(prepared)))
+        written: dict[str, tuple[Memory, bytes | None]] = {}
+        for attempt in range(COMMIT_ATTEMPTS):
+            if attempt:
+                back_off(attempt)
+            with self.store.write_lock():  # re-check against the store as it is now
+                batch = PendingBatch()
+                for index in pending:
+                    item = prepared[index]
+                    outcome = self._commit(item, decisions[index], batch, tokens[item.memory.id])
+                    outcomes[index] = replace(outcome, redacted=item.redacted)
+                conflicted = self._commit_batch(batch, actor, written)
+            # Another host changed or deleted a memory this batch merged into: those items are
+            # read and decided again (by the rule, as ``_commit`` does for any stale target).
+            pending = [i for i in pending if _memory_id(outcomes[i]) in conflicted]
+            if not pending:
+                break
+        else:
+            raise StoreError(
+                f"gave up after {COMMIT_ATTEMPTS} attempts: other writers kept changing the "
+                "memories this write merges into; it is retried later"
             )
-            self.store.record([replace(event, actor=actor) for event in batch.events])
-        self.late_interaction.written(memories, written_tokens)
-        return outcomes
+        memories = [memory for memory, _ in written.values()]
+        self.late_interaction.written(memories, [token for _, token in written.values()])
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    def _commit_batch(
+        self, batch: PendingBatch, actor: str, written: dict[str, tuple[Memory, bytes | None]]
+    ) -> frozenset[str]:
+        """Write the batch conditionally and record the history of what was written; returns
+        the ids not written because another writer changed them (``MemoryStore.upsert``)."""
+        memories = list(batch.memories.values())
+        batch.encode_missing(self.late_interaction)
+        tokens = [batch.tokens[memory.id] for memory in memories]
+        vectors = [batch.vectors[memory.id] for memory in memories]
+        conflicted = self.store.upsert(memories, vectors, tokens, expected=batch.expected)
+        events = [event for event in batch.events if event.memory_id not in conflicted]
+        self.store.record([replace(event, actor=actor) for event in events])
+        for memory, token in zip(memories, tokens, strict=True):
+            if memory.id not in conflicted:
+                written[memory.id] = (memory, token)
+        return conflicted
 
     def _decide(
         self, items: list[tuple[Memory, list[Neighbour]]], deadline: Deadline | None
@@ -247,7 +290,8 @@ class MemoryWriter:
         if decision.action is Action.MERGED and decision.target is not None:
             merged = self._merge(decision.target, candidate, decision)
             if not self._too_long(merged, decision):
-                batch.add(merged, self.embedder.embed_documents([merged.content])[0])
+                vector = self.embedder.embed_documents([merged.content])[0]
+                batch.add(merged, vector, expected=decision.target.updated_at)
                 batch.events.append(HistoryEvent(
                     merged.id, HistoryAction.MERGED, state_of(decision.target), state_of(merged),
                     source=_source(candidate), note=f"merged in: {candidate.content}",

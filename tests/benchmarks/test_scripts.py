@@ -223,3 +223,10 @@ def test_injection_gate_counts_kept_evidence_and_what_passes() -> None:
         "unrelated_nothing_percent": 100.0,
         "unrelated_injected_mean": 0.0,
     }
+
+
+def test_object_storage_benchmark_checks_every_acknowledged_write(tmp_path: Path) -> None:
+    from benchmarks.object_storage import run_case
+
+    case = run_case(str(tmp_path / "db"), {}, writers=1, writes=3)
+    assert (case["writes"], case["lost_writes"], case["duplicate_ids"]) == (3, 0, 0)

@@ -1,0 +1,122 @@
+"""Conditional writes: change a memory only if nobody changed it since it was read.
+
+Hosts that share a store on object storage cannot lock it, so a read-decide-write (a merge,
+an update) is made safe the optimistic way: the write names the ``updated_at`` each memory had
+when it was read and applies only where the stored row still has it. LanceDB evaluates the
+condition inside its commit — a commit that finds a newer version re-runs the merge against it
+— so of two hosts changing one memory at once exactly one succeeds; the other is told which
+memories it did not write, reads them again and decides again (``write.writer``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from openclaw_tinmem.models import validate_memory_id
+
+TIMESTAMP_TYPE = 'Timestamp(Microsecond, Some("UTC"))'
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    version: int  # the table version this commit produced (0: nothing was committed)
+    conflicted: frozenset[str]  # ids not written: changed, deleted or created meanwhile
+    attempts: int = 1  # LanceDB's commit attempts (more than one: it met a newer version)
+
+
+def timestamp_literal(moment: datetime) -> str:
+    """``moment`` as a SQL literal of the table's timestamp type."""
+    text = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return f"arrow_cast(timestamp '{text}', '{TIMESTAMP_TYPE}')"
+
+
+def unchanged_condition(expected: Mapping[str, datetime]) -> str:
+    """A merge condition true for a stored row whose ``updated_at`` is still the expected one."""
+    clauses = [
+        f"(target.id = '{validate_memory_id(memory_id)}' "
+        f"AND target.updated_at = {timestamp_literal(moment)})"
+        for memory_id, moment in expected.items()
+    ]
+    return " OR ".join(clauses)
+
+
+def update_unchanged(table: Any, data: pa.Table, expected: Mapping[str, datetime]) -> CommitResult:
+    """Replace the rows of ``data`` whose stored ``updated_at`` is still ``expected[id]``.
+
+    Rows that were changed or deleted meanwhile are left as they are and reported conflicted;
+    a deleted row is never written back.
+    """
+    merge = table.merge_insert("id").when_matched_update_all(where=unchanged_condition(expected))
+    result = merge.execute(data)
+    ids = data.column("id").to_pylist()
+    if result.num_updated_rows == len(ids):
+        return CommitResult(int(result.version), frozenset(), int(result.num_attempts))
+    if result.num_updated_rows == 0:
+        return CommitResult(int(result.version), frozenset(ids), int(result.num_attempts))
+    # Some applied: read this commit's version to tell which (later commits may change them).
+    written = data.select(["id", "updated_at"])
+    dataset = table.to_lance().checkout_version(int(result.version))
+    stored = dataset.to_table(columns=["id", "updated_at"], filter=pc.field("id").isin(ids))
+    ours = {(row["id"], row["updated_at"]) for row in written.to_pylist()}
+    applied = {row["id"] for row in stored.to_pylist() if (row["id"], row["updated_at"]) in ours}
+    return CommitResult(
+        int(result.version), frozenset(set(ids) - applied), int(result.num_attempts)
+    )
+
+
+@dataclass(frozen=True)
+class Commit:
+    version: int
+    rows: list[int]  # positions in the written data of the rows this commit wrote
+
+
+def write_rows(
+    table: Any, data: pa.Table, stored: set[str], expected: Mapping[str, datetime] | None
+) -> tuple[list[Commit], frozenset[str]]:
+    """Write ``data`` (memory rows) to ``table``; returns the commits made and the ids of the
+    rows left out because of a conflict. ``stored``: which of the ids are stored now.
+
+    With ``expected``, a row whose id is in it is a conditional update (``update_unchanged``)
+    and any other row is new, added only if its id is not stored. Without, rows are inserted
+    or replaced by id, unconditionally (administrative rewrites), in one commit.
+    """
+    ids = data.column("id").to_pylist()
+    everything = list(range(len(ids)))
+    if expected is None:
+        if stored:
+            merge = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+            return [Commit(int(merge.execute(data).version), everything)], frozenset()
+        return [Commit(int(table.add(data).version), everything)], frozenset()
+    commits: list[Commit] = []
+    updates = [i for i in everything if ids[i] in expected]
+    new = [i for i in everything if ids[i] not in expected]
+    conflicted = {ids[i] for i in new if ids[i] in stored}
+    new = [i for i in new if ids[i] not in stored]
+    if updates:
+        wanted = {ids[i]: expected[ids[i]] for i in updates}
+        result = update_unchanged(table, data.take(pa.array(updates, type=pa.int64())), wanted)
+        conflicted |= result.conflicted
+        commits.append(Commit(result.version, [i for i in updates if ids[i] not in conflicted]))
+    if new:
+        added = table.add(data.take(pa.array(new, type=pa.int64())))
+        commits.append(Commit(int(added.version), new))
+    return commits, frozenset(conflicted)
+
+
+# Rounds of re-reading and re-deciding when other writers keep changing what a write changes.
+COMMIT_ATTEMPTS = 8
+
+
+def back_off(attempt: int) -> None:
+    """Sleep before attempt ``attempt + 1`` of a refused conditional write: a random time up
+    to 50 ms, doubling each attempt up to 1.6 s, so that two hosts that keep meeting on the
+    same memory stop meeting (the one that lost is otherwise always a step behind)."""
+    time.sleep(random.uniform(0, min(0.05 * 2**attempt, 1.6)))

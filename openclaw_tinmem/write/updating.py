@@ -1,0 +1,85 @@
+"""Explicit updates (``memory_update``): change only the given fields of one memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from openclaw_tinmem.errors import NotFoundError, StoreError
+from openclaw_tinmem.llm import Deadline
+from openclaw_tinmem.models import Memory, content_hash, normalise_tags
+from openclaw_tinmem.redaction import redact_secrets
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
+
+if TYPE_CHECKING:
+    from openclaw_tinmem.access import Identity
+    from openclaw_tinmem.encoders.dense import Vector
+    from openclaw_tinmem.service import MemoryService
+
+
+def update(
+    service: MemoryService,
+    memory_id: str,
+    *,
+    content: str | None = None,
+    summary: str | None = None,
+    headline: str | None = None,
+    importance: float | None = None,
+    tags: Sequence[str] | None = None,
+    identity: Identity | None = None,
+) -> Memory:
+    """Change only the given fields; new content re-embeds and refreshes levels not given.
+
+    What new content needs (levels from the LLM, embeddings) is made before the write lock
+    is taken, within ``tool_timeout_seconds`` for the LLM. Under the lock the memory is read
+    again and the given fields are written onto it — conditionally: if another host changed
+    it in between, it is read again and the fields applied to what that host wrote.
+    """
+    memory_id = service.resolve_id(memory_id, identity=identity)
+    access = service.access(identity)
+    content, summary, headline = (
+        None if text is None else redact_secrets(text) for text in (content, summary, headline)
+    )
+    service.get(memory_id, identity=identity)  # exists and readable, before any LLM call
+    changes: dict[str, object] = {}
+    vector: Vector | None = None
+    if content is not None:
+        deadline = Deadline(service.settings.tool_timeout_seconds)
+        generated_headline, generated_summary = service.writer.levels(content, deadline)
+        changes.update(content=content, content_hash=content_hash(content),
+                       headline=generated_headline, summary=generated_summary)  # fmt: skip
+        vector = service.embedder.embed_documents([content])[0]
+    given = {"headline": headline, "summary": summary, "importance": importance}
+    changes.update({name: value for name, value in given.items() if value is not None})
+    if tags is not None:
+        changes["tags"] = normalise_tags(list(tags))
+    store = service.store
+    for attempt in range(COMMIT_ATTEMPTS):
+        if attempt:
+            back_off(attempt)
+        with store.write_lock():
+            found = store.get_with_vectors([memory_id])
+            if not found or not access.can_read(found[0][0].scope):
+                raise NotFoundError(f"no memory with id {memory_id}", field="id")
+            memory, stored_vector = found[0]
+            access.check_write(memory.scope, field="id")
+            updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
+            tokens = service.writer.tokens_after_update(updated, memory)
+            conflicted = store.upsert(
+                [updated],
+                [stored_vector if vector is None else vector],
+                tokens,
+                expected={memory.id: memory.updated_at},
+            )
+            if not conflicted:
+                store.record([HistoryEvent(
+                    memory.id, HistoryAction.UPDATED, state_of(memory), state_of(updated),
+                    actor=access.identity.describe(), source="memory_update",
+                )])  # fmt: skip
+                service.late_interaction.written([updated], tokens)
+                return updated
+    raise StoreError(
+        f"gave up updating {memory_id} after {COMMIT_ATTEMPTS} attempts: other writers kept "
+        "changing it; try again"
+    )
