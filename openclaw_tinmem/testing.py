@@ -24,6 +24,8 @@ class Reply:
     raw: str | None = None
     status: int = 200
     delay: float = 0.0
+    # tool calls the assistant makes instead of answering: [{"name": ..., "arguments": {...}}]
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
     def body_text(self) -> str:
         if self.raw is not None:
@@ -31,14 +33,25 @@ class Reply:
         return "```json\n" + json.dumps(self.content) + "\n```"
 
 
-def completion(text: str) -> dict[str, Any]:
+def completion(text: str, tool_calls: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_calls:
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{index}", "type": "function", "function": {
+                "name": call["name"], "arguments": json.dumps(call["arguments"])}}
+            for index, call in enumerate(tool_calls)
+        ]}  # fmt: skip
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": "fake",
         "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+            {
+                "index": 0,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+                "message": message,
+            }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
     }
@@ -71,7 +84,7 @@ class FakeLLM:
                         {"error": {"message": "scripted failure", "type": "server_error"}}
                     )
                 else:
-                    payload = json.dumps(completion(reply.body_text()))
+                    payload = json.dumps(completion(reply.body_text(), reply.tool_calls))
                 data = payload.encode()
                 try:
                     self.send_response(reply.status)

@@ -1,0 +1,131 @@
+"""tinmem in LangGraph (``pip install 'openclaw-tinmem[langgraph]'``).
+
+    memory = LangGraphMemory(agent_id="support", user_id="u-42")
+    agent = create_react_agent(model, [*tools, *memory.tools()],
+                               pre_model_hook=memory.pre_model_hook,
+                               post_model_hook=memory.post_model_hook)
+
+- **Recall**: ``pre_model_hook`` runs before every model call. For a turn's user message it
+  calls ``before_prompt_build`` once (the block is kept for the turn's later model calls,
+  after tool calls) and hands the model ``llm_input_messages`` in which that message starts
+  with the ``<agent-experience>`` block; the graph's own state is not changed, so the block
+  is never stored in the conversation or its checkpoints.
+- **Capture**: ``post_model_hook`` runs after every model call; when the model answered
+  (no tool call pending) it hands the turn — the user's message and the answer — to
+  ``agent_end``; capture runs in the background.
+- **Tools**: ``tools()`` are the tinmem tools as LangChain ``StructuredTool`` objects bound to
+  this memory's agent and user.
+
+For graphs of your own, call ``pre_model_hook``/``post_model_hook`` from your nodes, or use
+the binding (``memory.binding``) directly. tinmem is not offered as a LangGraph ``BaseStore``:
+a ``BaseStore`` is a key-value document store addressed by namespace and key, while tinmem
+decides itself what to keep, merges and forgets; the tools are the natural surface.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.tools import StructuredTool
+
+from openclaw_tinmem.adapters.binding import MemoryBinding
+from openclaw_tinmem.events import Message
+
+TURNS_KEPT = 64  # recall blocks remembered, by user message, for a turn's later model calls
+
+
+def message_text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
+    ).strip()
+
+
+def _key(message: BaseMessage) -> str:
+    return message.id or f"text:{message_text(message)}"
+
+
+class LangGraphMemory:
+    """tinmem's recall, capture and tools for one agent (and user) of a LangGraph graph."""
+
+    def __init__(self, binding: MemoryBinding | None = None, **binding_options: Any) -> None:
+        self.binding = binding or MemoryBinding(**binding_options)
+        self._blocks: dict[str, str | None] = {}
+
+    # ----------------------------------------------------------------- recall
+
+    def pre_model_hook(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Before a model call: the messages the model sees, with recall added."""
+        messages: list[BaseMessage] = list(state.get("messages", []))
+        index = _last_human(messages)
+        if index is None:
+            return {"llm_input_messages": messages}
+        key = _key(messages[index])
+        if key not in self._blocks:
+            history = [_as_message(message) for message in messages[:index]]
+            added = self.binding.prompt_context(message_text(messages[index]), history)
+            self._blocks[key] = added.prepend_context
+            while len(self._blocks) > TURNS_KEPT:
+                self._blocks.pop(next(iter(self._blocks)))
+        block = self._blocks[key]
+        if block:
+            original = messages[index]
+            messages[index] = original.model_copy(
+                update={"content": f"{block}\n\n{message_text(original)}"}
+            )
+        return {"llm_input_messages": messages}
+
+    # ----------------------------------------------------------------- capture
+
+    def post_model_hook(self, state: dict[str, Any]) -> dict[str, Any]:
+        """After a model call: a final answer ends the turn, which goes to capture."""
+        messages: list[BaseMessage] = list(state.get("messages", []))
+        if not messages or not isinstance(messages[-1], AIMessage) or messages[-1].tool_calls:
+            return {}
+        index = _last_human(messages)
+        if index is not None:
+            turn = [
+                Message("user", message_text(messages[index])),
+                Message("assistant", message_text(messages[-1])),
+            ]
+            self.binding.turn_ended(turn)
+        return {}
+
+    # ----------------------------------------------------------------- tools
+
+    def tools(self) -> list[StructuredTool]:
+        """The tinmem tools as LangChain tools, run as this memory's agent."""
+        return [self._tool(name) for name in self.binding.tools]
+
+    def _tool(self, name: str) -> StructuredTool:
+        registration = self.binding.tools[name]
+
+        def run(**arguments: Any) -> str:
+            return self.binding.call_tool(name, arguments)
+
+        async def run_async(**arguments: Any) -> str:
+            return await self.binding.call_tool_async(name, arguments)
+
+        return StructuredTool(
+            name=name,
+            description=registration.description,
+            args_schema=registration.parameters,
+            func=run,
+            coroutine=run_async,
+        )
+
+    def close(self) -> None:
+        self.binding.close()
+
+
+def _last_human(messages: list[BaseMessage]) -> int | None:
+    return max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
+
+
+def _as_message(message: BaseMessage) -> Message:
+    if isinstance(message, HumanMessage):
+        return Message("user", message_text(message))
+    return Message("assistant", message_text(message))
