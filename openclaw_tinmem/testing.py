@@ -1,6 +1,7 @@
 """A fake OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
 
-Replies are scripted per request; every request body is recorded. Used through the real
+Replies are scripted per request (streamed as server-sent events when the request asks for
+``stream``); every request body is recorded. Used through the real
 ``openai`` + ``instructor`` clients, never mocked.
 """
 
@@ -57,6 +58,26 @@ def completion(text: str, tool_calls: tuple[dict[str, Any], ...] = ()) -> dict[s
     }
 
 
+def stream_events(whole: dict[str, Any]) -> str:
+    """A completion as the chunks of a streamed one (one content or tool-call delta)."""
+    choice = whole["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [
+            {"index": index, **call} for index, call in enumerate(message["tool_calls"])
+        ]
+    base = {key: whole[key] for key in ("id", "created", "model")}
+    chunks = [
+        {**base, "object": "chat.completion.chunk",
+         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**base, "object": "chat.completion.chunk",
+         "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+         "usage": whole["usage"]},
+    ]  # fmt: skip
+    return "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+
+
 class FakeLLM:
     """Start with ``with FakeLLM() as llm:``; ``llm.base_url`` goes into the settings."""
 
@@ -79,16 +100,20 @@ class FakeLLM:
                 reply = scripted or (fake.replies.popleft() if fake.replies else fake.default)
                 if reply.delay:
                     time.sleep(reply.delay)
+                streamed = bool(body.get("stream")) and reply.status == 200
                 if reply.status != 200:
                     payload = json.dumps(
                         {"error": {"message": "scripted failure", "type": "server_error"}}
                     )
+                elif streamed:  # server-sent events, as streaming clients ask for
+                    payload = stream_events(completion(reply.body_text(), reply.tool_calls))
                 else:
                     payload = json.dumps(completion(reply.body_text(), reply.tool_calls))
                 data = payload.encode()
+                kind = "text/event-stream" if streamed else "application/json"
                 try:
                     self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

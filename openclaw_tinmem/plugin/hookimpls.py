@@ -336,11 +336,13 @@ class LazyToolbox:
     def __init__(self, owner: TinmemPlugin) -> None:
         self.owner = owner
         self._toolbox: Toolbox | None = None
+        self._lock = threading.Lock()
 
     def toolbox(self) -> Toolbox:
-        if self._toolbox is None:
-            self._toolbox = build_toolbox(self.owner.service)
-        return self._toolbox
+        with self._lock:  # concurrent first calls (a bridge serves several) build it once
+            if self._toolbox is None:
+                self._toolbox = build_toolbox(self.owner.service)
+            return self._toolbox
 
     def handler(self, name: str) -> Callable[[Any, HookContext | None], ToolResult]:
         """Runs the tool for the agent the host's context names (``main`` without one)."""

@@ -32,6 +32,7 @@ from lancedb.index import BTree
 from openclaw_tinmem.models import Memory, utc_now
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.filters import quote
+from openclaw_tinmem.store.opening import ensure_indexes
 
 logger = logging.getLogger("openclaw_tinmem")
 HISTORY_TABLE = "memory_history"
@@ -96,11 +97,9 @@ class HistoryLog:
     """The history table of one database, with its batching writer thread."""
 
     def __init__(self, database: Any) -> None:
-        existed = HISTORY_TABLE in database.list_tables().tables
-        # exist_ok: another host may create the table at the same moment
+        # exist_ok and ensure_indexes: another host may create the table at the same moment
         self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA, exist_ok=True)
-        if not existed:
-            self.table.create_index("memory_id", config=BTree())
+        ensure_indexes(self.table, {"memory_id": BTree()})
         self._pending: list[HistoryEvent] = []
         self._lock = threading.Lock()  # guards _pending
         self._flushing = threading.Lock()  # one commit at a time

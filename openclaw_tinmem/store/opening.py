@@ -8,6 +8,7 @@ import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree
 
 from openclaw_tinmem.errors import ModelMismatchError
+from openclaw_tinmem.store.conditional import back_off
 from openclaw_tinmem.store.schema import ADDED_FIELDS, DIMENSION_METADATA_KEY, MODEL_METADATA_KEY
 
 
@@ -20,26 +21,57 @@ def stored_model(schema: pa.Schema) -> tuple[str, str]:
     )
 
 
+MEMORY_INDEXES: dict[str, Any] = {
+    "search_text": FTS(with_position=False),
+    "id": BTree(),
+    "scope": Bitmap(),
+    "category": Bitmap(),
+}
+INDEX_ATTEMPTS = 5  # hosts creating one table at once meet on its indexes: retried
+
+
+def _is_race(error: Exception) -> bool:
+    """A commit that lost to another writer's (another host creating the same thing)."""
+    text = str(error).lower()
+    return any(word in text for word in ("conflict", "incompatible", "already exists"))
+
+
+def ensure_indexes(table: Any, indexes: dict[str, Any]) -> None:
+    """Create whichever of ``indexes`` (column -> index config) ``table`` lacks. Another host
+    creating the same index at the same moment is not an error: it is checked again."""
+    for attempt in range(INDEX_ATTEMPTS):
+        present = {column for index in table.list_indices() for column in index.columns}
+        missing = [column for column in indexes if column not in present]
+        if not missing:
+            return
+        try:
+            for column in missing:
+                table.create_index(column, config=indexes[column])
+            return
+        except (RuntimeError, ValueError, OSError) as error:
+            if not _is_race(error) or attempt == INDEX_ATTEMPTS - 1:
+                raise
+            back_off(attempt)
+            table.checkout_latest()
+
+
 def create_table(database: Any, name: str, data: pa.Table, schema: pa.Schema, mode: str) -> Any:
     """Create (``mode="overwrite"``: replace) the table from ``data``, with its indexes."""
     table = database.create_table(name, data=data, schema=schema, mode=mode)
-    table.create_index("search_text", config=FTS(with_position=False))
-    table.create_index("id", config=BTree())
-    table.create_index("scope", config=Bitmap())
-    table.create_index("category", config=Bitmap())
+    ensure_indexes(table, MEMORY_INDEXES)
     return table
 
 
 def open_or_create(
     database: Any, name: str, schema: pa.Schema, *, uri: str, verify_model: bool
 ) -> Any:
-    """The table ``name``: opened (columns added since an older version are added), or
-    created empty. Another host creating it at the same moment is not an error."""
+    """The table ``name``: opened (columns and indexes added since an older version are
+    added), or created empty. Another host creating it at the same moment is not an error."""
     if name not in database.list_tables().tables:
         try:
-            return create_table(database, name, schema.empty_table(), schema, "create")
-        except ValueError as error:  # created meanwhile, by another process or host
-            if "already exists" not in str(error):
+            database.create_table(name, schema=schema, mode="create")
+        except (RuntimeError, ValueError, OSError) as error:  # created meanwhile elsewhere
+            if not _is_race(error):
                 raise
     table = database.open_table(name)
     if verify_model:
@@ -47,6 +79,7 @@ def open_or_create(
     missing = [field for field in ADDED_FIELDS if field.name not in table.schema.names]
     if missing:  # written by an older version
         table.add_columns(pa.schema(missing))
+    ensure_indexes(table, MEMORY_INDEXES)
     return table
 
 

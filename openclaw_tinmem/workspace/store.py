@@ -25,6 +25,7 @@ from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off, timestamp_literal
 from openclaw_tinmem.store.filters import quote
+from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
 
 DOCUMENTS_TABLE = "workspace_documents"
@@ -84,25 +85,21 @@ class WorkspaceStore:
         self.store = store
         self.embedder = embedder
         database = store.database
-        names = database.list_tables().tables
         timestamp = pa.timestamp("us", tz="UTC")
         documents = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
                                pa.field("content", pa.string()), pa.field("created_at", timestamp),
                                pa.field("updated_at", timestamp)])  # fmt: skip
         # exist_ok: another host may create the table at the same moment
         self.documents = database.create_table(DOCUMENTS_TABLE, schema=documents, exist_ok=True)
-        if DOCUMENTS_TABLE not in names:
-            self.documents.create_index("path", config=BTree())
+        ensure_indexes(self.documents, {"path": BTree()})
         vector = pa.list_(pa.float32(), embedder.dimension)
         chunks = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
                             pa.field("position", pa.int32()), pa.field("text", pa.string()),
                             pa.field("vector", vector), CHUNK_REVISION_FIELD])  # fmt: skip
         self.chunks = database.create_table(CHUNKS_TABLE, schema=chunks, exist_ok=True)
-        if CHUNKS_TABLE not in names:
-            self.chunks.create_index("text", config=FTS(with_position=False))
-            self.chunks.create_index("path", config=BTree())
-        elif CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
+        if CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
             self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))
+        ensure_indexes(self.chunks, {"text": FTS(with_position=False), "path": BTree()})
 
     def get(self, path: str) -> Document | None:
         rows = self.documents.search().where(f"path = {quote(path)}").limit(1).to_list()

@@ -1,0 +1,189 @@
+"""``tinmem bridge``: the plugin's hooks and tools for a host in another language.
+
+The OpenClaw gateway is a Node.js process; its tinmem plugin (``integrations/openclaw``)
+starts this once per gateway and talks JSON lines over stdin/stdout. Each request is one
+line, ``{"id": 1, "method": ..., "params": {...}}``; each answer is one line with the same
+``id`` and ``result`` (or ``error``). Requests are served concurrently, so a slow capture
+never holds up a recall; answers may come back in any order.
+
+Methods:
+- ``hook``: ``{"hook": "before_prompt_build" | "agent_end" | "session_start" |
+  "session_end" | "before_reset" | "before_compaction", "event": {...}, "ctx": {...}}``. The
+  event and context use OpenClaw's field names (``prompt``, ``messages``, ``agentId``,
+  ``sessionKey``, ...). ``before_prompt_build`` answers ``{"prependContext": ...}`` (or
+  ``{}``); the others answer ``{}`` once the hook returned (``agent_end`` returns as soon as
+  the turn is journalled).
+- ``tools``: the registered tools (name, description, JSON-schema parameters).
+- ``call_tool``: ``{"name", "arguments", "ctx"}`` answers ``{"data": ..., "text": ...}``.
+- ``ping``: ``{"version": ...}``.
+
+Everything goes through one pluggy ``PluginManager`` holding the ``TinmemPlugin``, the same
+path as every other host. End of input closes the plugin (captures are flushed, bounded).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TextIO
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import (
+    AgentEndEvent,
+    HookContext,
+    Message,
+    PromptBuildEvent,
+    SessionEvent,
+    ToolRegistration,
+)  # fmt: skip
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.host import join_contexts, load_plugins
+
+logger = logging.getLogger("openclaw_tinmem")
+
+SESSION_HOOKS = ("session_start", "session_end", "before_reset", "before_compaction")
+WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds nothing
+WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
+
+
+def message_text(content: Any) -> str:
+    """The text of an OpenClaw message's content: a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [part.get("text", "") for part in content if isinstance(part, dict)]
+        return "\n".join(str(part) for part in parts if part)
+    return ""
+
+
+def to_messages(raw: Any) -> tuple[Message, ...]:
+    """OpenClaw's messages as ours: user and assistant text; tool traffic is left out."""
+    messages = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
+            continue
+        text = message_text(item.get("content"))
+        if text.strip():
+            messages.append(Message("user" if item["role"] == "user" else "assistant", text))
+    return tuple(messages)
+
+
+def to_context(raw: Any) -> HookContext:
+    """OpenClaw's hook or tool context (camelCase) as a ``HookContext``."""
+    raw = raw if isinstance(raw, dict) else {}
+    names = {"agentId": "agent_id", "sessionId": "session_id", "sessionKey": "session_key",
+             "runId": "run_id", "userId": "user_id", "requesterSenderId": "user_id",
+             "messageChannel": "channel", "channelId": "channel"}  # fmt: skip
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = names.get(key, key)
+        if name in HookContext.__dataclass_fields__ and value and name not in values:
+            values[name] = str(value)
+    return HookContext.from_dict(values)
+
+
+class Bridge:
+    """Serves requests from ``stdin`` on ``stdout`` until end of input."""
+
+    def __init__(self, plugin: TinmemPlugin, output: TextIO) -> None:
+        self.plugin = plugin
+        self.manager = load_plugins([plugin], entry_points=False)
+        self.tools: dict[str, ToolRegistration] = {}
+        self.manager.hook.register_tools(register=self._register)
+        self.output = output
+        self._write_lock = threading.Lock()
+
+    def _register(self, tool: ToolRegistration) -> None:
+        self.tools[tool.name] = tool
+
+    def serve(self, lines: TextIO) -> None:
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge") as pool:
+            for line in lines:
+                if line.strip():
+                    pool.submit(self.answer, line)
+
+    def answer(self, line: str) -> None:
+        request_id: Any = None
+        try:
+            request = json.loads(line)
+            request_id = request.get("id")
+            reply: dict[str, Any] = {"id": request_id, "result": self.handle(request)}
+        except Exception as error:  # one bad request never stops the bridge
+            logger.exception("bridge request failed")
+            reply = {"id": request_id, "error": {"type": type(error).__name__,
+                                                 "message": str(error)}}  # fmt: skip
+        text = json.dumps(reply, ensure_ascii=False, default=str)
+        with self._write_lock:
+            self.output.write(text + "\n")
+            self.output.flush()
+
+    def handle(self, request: dict[str, Any]) -> Any:
+        method, params = request.get("method"), request.get("params") or {}
+        if method == "ping":
+            from openclaw_tinmem import __version__
+
+            return {"version": __version__}
+        if method == "tools":
+            return [
+                {"name": tool.name, "description": tool.description,
+                 "parameters": tool.parameters}
+                for tool in self.tools.values()
+            ]  # fmt: skip
+        if method == "call_tool":
+            tool = self.tools[str(params["name"])]
+            result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
+            return {"data": result.data, "text": result.text}
+        if method == "hook":
+            return self.hook(str(params.get("hook")), params.get("event") or {}, params)
+        raise ValueError(f"unknown method {method!r}")
+
+    def hook(self, name: str, event: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        ctx = to_context(params.get("ctx"))
+        hook = self.manager.hook
+        if name == "before_prompt_build":
+            prompt = PromptBuildEvent(str(event.get("prompt") or ""),
+                                      to_messages(event.get("messages")))  # fmt: skip
+            added = join_contexts(hook.before_prompt_build(event=prompt, ctx=ctx))
+            text = "\n\n".join(
+                part for part in (added.prepend_system_context, added.prepend_context) if part
+            )
+            return {"prependContext": text} if text else {}
+        if name == "agent_end":
+            ended = AgentEndEvent(
+                messages=to_messages(event.get("messages")),
+                success=bool(event.get("success", True)), error=event.get("error"),
+                run_id=str(event.get("runId") or ctx.run_id),
+                duration_ms=float(event.get("durationMs") or 0.0),
+            )  # fmt: skip
+            hook.agent_end(event=ended, ctx=ctx)
+            return {}
+        if name in SESSION_HOOKS:
+            session = SessionEvent(str(event.get("sessionId") or ctx.session_id),
+                                   to_messages(event.get("messages")),
+                                   reason=event.get("reason"))  # fmt: skip
+            getattr(hook, name)(event=session, ctx=ctx)
+            return {}
+        raise ValueError(f"unknown hook {name!r}")
+
+    def warm_up(self) -> None:
+        """Load the models now, by one recall for an agent with no memories, so that the
+        gateway's first real turn does not wait for them (its recall is time-boxed)."""
+        event = PromptBuildEvent("warming up the memory models")
+        try:
+            self.manager.hook.before_prompt_build(event=event, ctx=HookContext(WARM_UP_AGENT))
+        except Exception:  # the first real turn will report whatever is wrong
+            logger.debug("bridge warm-up failed", exc_info=True)
+
+
+def run(settings: Settings | None = None) -> None:
+    """Serve the bridge on standard input and output (logs go to standard error)."""
+    plugin = TinmemPlugin(settings)
+    bridge = Bridge(plugin, sys.stdout)
+    threading.Thread(target=bridge.warm_up, name="tinmem-warm-up", daemon=True).start()
+    try:
+        bridge.serve(sys.stdin)
+    finally:
+        plugin.close()

@@ -1,0 +1,104 @@
+"""``tinmem bridge``: the plugin's hooks and tools as JSON lines, for gateways in other
+languages; and the OpenClaw package's generated files."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.plugin.bridge import Bridge, to_context, to_messages
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.openclaw_package import REGENERATE, files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(bridge: Bridge, *requests: dict) -> list[dict]:  # type: ignore[type-arg]
+    bridge.output = io.StringIO()
+    bridge.serve(io.StringIO("".join(json.dumps(request) + "\n" for request in requests)))
+    answers = [json.loads(line) for line in bridge.output.getvalue().splitlines()]
+    return sorted(answers, key=lambda answer: answer["id"])
+
+
+def test_openclaw_messages_and_context_become_ours() -> None:
+    raw = [
+        {"role": "user", "content": [{"type": "text", "text": "I use Helix"}]},
+        {"role": "toolResult", "content": "ignored"},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "assistant", "content": "   "},
+    ]
+    assert [(m.role, m.content) for m in to_messages(raw)] == [
+        ("user", "I use Helix"), ("assistant", "Noted."),
+    ]  # fmt: skip
+    ctx = to_context({"agentId": "ops", "sessionKey": "agent:ops:x", "requesterSenderId": "ana"})
+    assert (ctx.agent_id, ctx.session_key, ctx.user_id) == ("ops", "agent:ops:x", "ana")
+
+
+def test_a_turn_captured_through_the_bridge_is_recalled_for_that_agent_only(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    bridge = Bridge(plugin, io.StringIO())
+    ops = {"agentId": "ops", "sessionId": "s1", "sessionKey": "agent:ops:s1"}
+    turn = {"messages": [{"role": "user", "content": "Please remember that I am allergic to peanuts."},
+                         {"role": "assistant", "content": "Noted."}]}  # fmt: skip
+    answers = ask(bridge, {"id": 1, "method": "hook",
+                           "params": {"hook": "agent_end", "event": turn, "ctx": ops}})  # fmt: skip
+    assert answers == [{"id": 1, "result": {}}]
+    assert plugin.flush()
+    prompt = {"prompt": "Can you suggest a snack for me?", "messages": []}
+    answers = ask(
+        bridge,
+        {"id": 2, "method": "hook",
+         "params": {"hook": "before_prompt_build", "event": prompt, "ctx": ops}},
+        {"id": 3, "method": "hook",
+         "params": {"hook": "before_prompt_build", "event": prompt, "ctx": {"agentId": "sales"}}},
+    )  # fmt: skip
+    assert "peanuts" in answers[0]["result"]["prependContext"]
+    assert answers[1]["result"] == {}
+
+
+def test_tools_run_as_the_calling_agent_and_bad_requests_get_errors(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge(make_plugin(plugin_settings), io.StringIO())
+    store = {"content": "The deploy window is Tuesday", "category": "events",
+             "scope": "agent:ops"}  # fmt: skip
+    answers = ask(
+        bridge,
+        {"id": 1, "method": "tools"},
+        {"id": 2, "method": "call_tool",
+         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}}},
+        {"id": 3, "method": "call_tool",
+         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "sales"}}},
+        {"id": 4, "method": "explode"},
+    )  # fmt: skip
+    assert {tool["name"] for tool in answers[0]["result"]} >= {"memory_recall", "memory_tree"}
+    assert answers[1]["result"]["data"]["action"] == "created"
+    assert answers[2]["result"]["data"]["error"]["type"] == "access_denied"
+    assert answers[3]["error"]["message"] == "unknown method 'explode'"
+
+
+def test_tinmem_bridge_answers_on_stdout_and_exits_at_end_of_input(
+    plugin_settings: Settings, tmp_path: Path
+) -> None:
+    environment = {"TINMEM_DB_PATH": plugin_settings.db_path,
+                   "TINMEM_JOURNAL_PATH": plugin_settings.journal_path,
+                   "TINMEM_MODEL_DIR": str(plugin_settings.resolved_model_dir()),
+                   "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}  # fmt: skip
+    completed = subprocess.run(
+        [str(Path(sys.executable).with_name("tinmem")), "bridge"],
+        input='{"id": 7, "method": "ping"}\n', capture_output=True, text=True, timeout=120,
+        env=environment,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["id"] == 7
+
+
+def test_committed_openclaw_package_files_match_the_code() -> None:
+    for name, text in files().items():
+        assert (ROOT / "integrations" / "openclaw" / name).read_text() == text, (
+            f"regenerate: {REGENERATE}"
+        )
