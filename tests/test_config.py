@@ -80,3 +80,20 @@ def test_every_option_is_documented_in_the_configuration_reference() -> None:
     assert page == render_reference(), f"regenerate it: {REGENERATE}"
     for name in Settings.model_fields:
         assert f"| `{name}` |" in page
+
+
+def test_named_object_store_options_become_lancedb_storage_options(tmp_path: Path) -> None:
+    config = tmp_path / "tinmem.toml"
+    config.write_text(
+        'db_path = "s3://team/memory"\nstorage_region = "eu-west-1"\n'
+        '[storage_options]\naws_secret_access_key = "${SECRET}"\n'
+    )
+    environment = {"SECRET": "s3cr3t", "TINMEM_STORAGE_ENDPOINT": "http://minio:9000",
+                   "TINMEM_STORAGE_ALLOW_HTTP": "true"}  # fmt: skip
+    settings = load_settings(config, environ=environment)
+    assert settings.object_store_options() == {
+        "aws_endpoint": "http://minio:9000", "aws_region": "eu-west-1", "allow_http": "true",
+        "aws_secret_access_key": "s3cr3t",
+    }  # fmt: skip
+    explicit = settings.model_copy(update={"storage_options": {"aws_region": "us-east-2"}})
+    assert explicit.object_store_options()["aws_region"] == "us-east-2"  # the raw option wins

@@ -60,6 +60,17 @@ class Settings(BaseModel):
         'allow_http = "true" for a local server; credentials also come from the '
         "provider's usual environment variables",
     )
+    storage_endpoint: str | None = Field(
+        None,
+        description="Endpoint of an S3-compatible server (MinIO, R2, a local test server) for "
+        "an s3:// db_path; sets aws_endpoint",
+    )
+    storage_region: str | None = Field(
+        None, description="Region of an s3:// db_path's bucket; sets aws_region"
+    )
+    storage_allow_http: bool = Field(
+        False, description="Allow plain HTTP to the object store (a server on the local network)"
+    )
     lock_timeout_seconds: float = Field(
         30.0, gt=0, description="How long a writer waits for the cross-process write lock"
     )
@@ -396,6 +407,17 @@ class Settings(BaseModel):
 
     def resolved_model_dir(self) -> Path:
         return Path(self.model_dir).expanduser()
+
+    def object_store_options(self) -> dict[str, str]:
+        """The options LanceDB gets for an object-store db_path: the named storage_* options,
+        then ``storage_options`` (which wins where both set the same key)."""
+        named = {
+            "aws_endpoint": self.storage_endpoint,
+            "aws_region": self.storage_region,
+            "allow_http": "true" if self.storage_allow_http else None,
+        }
+        options = {key: value for key, value in named.items() if value}
+        return {**options, **self.storage_options}
 
     def is_local_store(self) -> bool:
         return "://" not in self.db_path or self.db_path.startswith("file://")

@@ -59,13 +59,13 @@ class MemoryStore:
         else:
             check_shared_store(
                 self.uri,
-                settings.storage_options,
+                settings.object_store_options(),
                 single_writer=settings.object_store_single_writer,
             )
         self.database = lancedb.connect(
             self.uri,
             read_consistency_interval=timedelta(0),
-            storage_options=settings.storage_options or None,
+            storage_options=settings.object_store_options() or None,
         )
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(

@@ -20,7 +20,6 @@ from benchmarks.s3_server import (
     ForgetfulProxy,
     create_bucket,
     start_moto,
-    storage_options,
 )
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import StoreError
@@ -43,8 +42,12 @@ def s3_settings(s3_endpoint: str, settings: Settings, request: pytest.FixtureReq
     bucket = "tinmem-" + request.node.name.lower().replace("_", "-")[:40].strip("-")
     create_bucket(s3_endpoint, bucket)
     return settings.model_copy(
-        update={"db_path": f"s3://{bucket}/memory", "storage_options": storage_options(s3_endpoint)}
-    )
+        update={  # the named options for the server, credentials as raw storage options
+            "db_path": f"s3://{bucket}/memory", "storage_endpoint": s3_endpoint,
+            "storage_region": "us-east-1", "storage_allow_http": True,
+            "storage_options": {"aws_access_key_id": "test", "aws_secret_access_key": "test"},
+        }
+    )  # fmt: skip
 
 
 def test_a_store_on_s3_remembers_recalls_updates_and_forgets(
@@ -228,8 +231,7 @@ def test_a_server_that_ignores_conditional_writes_is_refused(
 ) -> None:  # type: ignore[no-untyped-def]
     proxy = ForgetfulProxy(s3_endpoint)
     try:
-        options = storage_options(proxy.endpoint)
-        forgetful = s3_settings.model_copy(update={"storage_options": options})
+        forgetful = s3_settings.model_copy(update={"storage_endpoint": proxy.endpoint})
         with pytest.raises(StoreError, match="ignores conditional writes"):
             make_service(forgetful)
         single = forgetful.model_copy(update={"object_store_single_writer": True})
