@@ -1,15 +1,41 @@
-"""Opening the memories table: create it with its indexes, or open it and check its model."""
+"""Opening the store: connect to the database, create the memories table with its indexes,
+or open it and check its model."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree
 
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import ModelMismatchError
 from openclaw_tinmem.store.conditional import back_off
+from openclaw_tinmem.store.object_storage import check_shared_store
 from openclaw_tinmem.store.schema import ADDED_FIELDS, DIMENSION_METADATA_KEY, MODEL_METADATA_KEY
+
+
+def connect(settings: Settings) -> Any:
+    """The LanceDB database of ``settings.db_path``: a private local directory, or an object
+    store checked for several writers (``store.object_storage``). Reads see other writers'
+    commits at once (``read_consistency_interval`` 0; the store rations its version checks)."""
+    uri = settings.resolved_db_path()
+    if settings.is_local_store():
+        directory = Path(uri.removeprefix("file://"))
+        directory.mkdir(parents=True, exist_ok=True)
+        directory.chmod(0o700)  # memories are the user's: readable by the owner only
+    else:
+        check_shared_store(
+            uri, settings.object_store_options(), single_writer=settings.object_store_single_writer
+        )
+    return lancedb.connect(
+        uri,
+        read_consistency_interval=timedelta(0),
+        storage_options=settings.object_store_options() or None,
+    )
 
 
 def stored_model(schema: pa.Schema) -> tuple[str, str]:

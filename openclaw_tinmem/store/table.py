@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.query import MatchQuery
@@ -23,8 +22,7 @@ from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
 from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
 from openclaw_tinmem.store.lease import Lease
-from openclaw_tinmem.store.object_storage import check_shared_store
-from openclaw_tinmem.store.opening import create_table, open_or_create, stored_model
+from openclaw_tinmem.store.opening import connect, create_table, open_or_create, stored_model
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.write_lock import WriteLock
@@ -52,21 +50,7 @@ class MemoryStore:
         self.model_name = model_name
         self.dimension = dimension
         self.uri = settings.resolved_db_path()
-        if settings.is_local_store():
-            directory = Path(self.uri.removeprefix("file://"))
-            directory.mkdir(parents=True, exist_ok=True)
-            directory.chmod(0o700)  # memories are the user's: readable by the owner only
-        else:
-            check_shared_store(
-                self.uri,
-                settings.object_store_options(),
-                single_writer=settings.object_store_single_writer,
-            )
-        self.database = lancedb.connect(
-            self.uri,
-            read_consistency_interval=timedelta(0),
-            storage_options=settings.object_store_options() or None,
-        )
+        self.database = connect(settings)
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(
             Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
