@@ -8,6 +8,7 @@ the no-LLM rules and the failure is recorded where ``tinmem doctor`` shows it.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
 from collections import deque
@@ -174,6 +175,7 @@ class CaptureWorker:
             self._thread.join(timeout)
 
     def _loop(self) -> None:
+        _yield_to_the_host()
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -227,3 +229,20 @@ class CaptureWorker:
             self.reports.append(CaptureReport(record.id, outcomes))
         self.journal.complete(record.id)
         return 1
+
+
+# How much lower than the host's threads the capture worker runs (Linux thread niceness).
+WORKER_NICENESS = 10
+
+
+def _yield_to_the_host() -> None:
+    """Lower the calling thread's scheduling priority, so that on a busy machine the agent's
+    own threads run first and capture takes the time that is left. Linux only (elsewhere a
+    no-op); the niceness applies to this thread, not to the process."""
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(
+            os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + WORKER_NICENESS
+        )
+    except (AttributeError, OSError):  # not Linux, or not permitted
+        pass

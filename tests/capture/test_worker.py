@@ -177,3 +177,23 @@ def test_the_journalled_window_is_all_that_capture_reads(
     messages = [Message(role, content) for role, content in raw]  # type: ignore[arg-type]
     window = capture_window(messages, context_size)
     assert split_turn(window, context_size) == split_turn(messages, context_size)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux")
+def test_the_capture_worker_runs_at_a_lower_priority_than_the_host(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    from openclaw_tinmem.capture.worker import WORKER_NICENESS
+
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    plugin.worker.start()
+    thread = plugin.worker._thread
+    assert thread is not None
+    deadline = time.monotonic() + 5
+    host = os.getpriority(os.PRIO_PROCESS, 0)
+    while time.monotonic() < deadline:
+        if os.getpriority(os.PRIO_PROCESS, thread.native_id or 0) == host + WORKER_NICENESS:
+            break
+        time.sleep(0.05)
+    assert os.getpriority(os.PRIO_PROCESS, thread.native_id or 0) == host + WORKER_NICENESS
+    assert os.getpriority(os.PRIO_PROCESS, 0) == host  # the host's own thread is untouched
