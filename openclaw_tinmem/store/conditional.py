@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from openclaw_tinmem.errors import StoreError
 from openclaw_tinmem.models import validate_memory_id
 
 TIMESTAMP_TYPE = 'Timestamp(Microsecond, Some("UTC"))'
@@ -79,7 +80,12 @@ class Commit:
 
 
 def write_rows(
-    table: Any, data: pa.Table, stored: set[str], expected: Mapping[str, datetime] | None
+    table: Any,
+    data: pa.Table,
+    stored: set[str],
+    expected: Mapping[str, datetime] | None,
+    *,
+    exclusive: bool = False,
 ) -> tuple[list[Commit], frozenset[str]]:
     """Write ``data`` (memory rows) to ``table``; returns the commits made and the ids of the
     rows left out because of a conflict. ``stored``: which of the ids are stored now.
@@ -87,6 +93,10 @@ def write_rows(
     With ``expected``, a row whose id is in it is a conditional update (``update_unchanged``)
     and any other row is new, added only if its id is not stored. Without, rows are inserted
     or replaced by id, unconditionally (administrative rewrites), in one commit.
+
+    ``exclusive``: no other writer can commit meanwhile (a local store under its file lock),
+    so ``stored`` is exact and updates and new rows go in one commit. Otherwise they take two:
+    one merge that inserts nothing (a row deleted meanwhile must not come back), one append.
     """
     ids = data.column("id").to_pylist()
     everything = list(range(len(ids)))
@@ -100,6 +110,8 @@ def write_rows(
     new = [i for i in everything if ids[i] not in expected]
     conflicted = {ids[i] for i in new if ids[i] in stored}
     new = [i for i in new if ids[i] not in stored]
+    if exclusive and updates and new:
+        return [_update_and_add(table, data, ids, updates, new, expected)], frozenset(conflicted)
     if updates:
         wanted = {ids[i]: expected[ids[i]] for i in updates}
         result = update_unchanged(table, data.take(pa.array(updates, type=pa.int64())), wanted)
@@ -109,6 +121,27 @@ def write_rows(
         added = table.add(data.take(pa.array(new, type=pa.int64())))
         commits.append(Commit(int(added.version), new))
     return commits, frozenset(conflicted)
+
+
+def _update_and_add(
+    table: Any,
+    data: pa.Table,
+    ids: list[str],
+    updates: list[int],
+    new: list[int],
+    expected: Mapping[str, datetime],
+) -> Commit:
+    """Updates and new rows in one conditional merge, for a writer no one else can race."""
+    rows = [*updates, *new]
+    wanted = {ids[i]: expected[ids[i]] for i in updates}
+    merge = table.merge_insert("id").when_matched_update_all(where=unchanged_condition(wanted))
+    result = merge.when_not_matched_insert_all().execute(data.take(pa.array(rows, pa.int64())))
+    if (result.num_updated_rows, result.num_inserted_rows) != (len(updates), len(new)):
+        raise StoreError(  # the store changed under an exclusive lock: never silently
+            f"an exclusive write updated {result.num_updated_rows} of {len(updates)} and "
+            f"inserted {result.num_inserted_rows} of {len(new)} memories"
+        )
+    return Commit(int(result.version), rows)
 
 
 # Rounds of re-reading and re-deciding when other writers keep changing what a write changes.

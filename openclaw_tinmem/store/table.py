@@ -258,7 +258,10 @@ class MemoryStore:
         with self.write_lock():
             ids = [memory.id for memory in memories]
             stored = {row["id"] for row in self.snapshot().rows(ids)}
-            commits, conflicted = write_rows(self.table, data, stored, expected)
+            exclusive = self.upkeep_lease is None  # a local store, under its file lock
+            commits, conflicted = write_rows(
+                self.table, data, stored, expected, exclusive=exclusive
+            )
             self.conflicts += len(conflicted)
             for commit in commits:
                 rows = pa.array(commit.rows, type=pa.int64())

@@ -11,7 +11,7 @@ import pytest
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.errors import InvalidArgumentError, ModelMismatchError
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Category, utc_now
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.table import MemoryStore
 
@@ -285,3 +285,27 @@ def test_full_text_search_reads_the_end_of_a_memory_s_context(service: MemorySer
     (memory,) = [m for m in service.store.list_memories() if m.content == "Three times a week."]
     assert found == {memory.id}
     assert service.store.text_search("kangaroo", 10) == []
+
+
+def test_a_local_write_of_a_change_and_a_new_memory_is_one_conditional_commit(
+    service: MemoryService,
+) -> None:
+    stored = service.remember("The build server is called hopper", Category.ENTITIES).memory
+    memory, vector = service.store.get_with_vectors([stored.id])[0]
+    changed = memory.model_copy(
+        update={"content": "The build server is called lovelace", "updated_at": utc_now()}
+    )
+    fresh = service.remember("Deploys go out on Fridays", Category.EVENTS).memory
+    other, other_vector = service.store.get_with_vectors([fresh.id])[0]
+    new = other.model_copy(update={"id": "0b5a3f63-0000-4000-8000-000000000001"})
+    before = service.store.table.version
+    conflicted = service.store.upsert(
+        [changed, new], [vector, other_vector], expected={memory.id: memory.updated_at}
+    )
+    assert conflicted == frozenset() and service.store.table.version == before + 1
+    assert service.get(memory.id).content == "The build server is called lovelace"
+    assert service.get(new.id).content == "Deploys go out on Fridays"
+    stale = changed.model_copy(update={"content": "The build server is called turing"})
+    assert service.store.upsert([stale], [vector], expected={memory.id: memory.updated_at}) == {
+        memory.id
+    }  # the change is conditional all the same
