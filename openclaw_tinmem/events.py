@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -12,6 +13,18 @@ if TYPE_CHECKING:
     from openclaw_tinmem.tools.definitions import ToolResult
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content as hosts send it: a string, or a list of parts (text
+    parts as ``{"type": "text", "text": ...}`` dicts or plain strings); other parts are left
+    out."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [part.get("text", "") if isinstance(part, dict) else part for part in content]
+    return "\n".join(str(part) for part in parts if isinstance(part, str) and part)
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,10 @@ class HookContext:
     run_id: str = ""
     user_id: str | None = None
     channel: str | None = None
+
+    def for_new_run(self) -> HookContext:
+        """This context for a new run (turn) of the same session: a fresh ``run_id``."""
+        return replace(self, run_id=str(uuid.uuid4()))
 
     def to_dict(self) -> dict[str, Any]:
         return {

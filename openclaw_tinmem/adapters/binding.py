@@ -70,7 +70,7 @@ class MemoryBinding:
         self.tools[tool.name] = tool
 
     def _turn_context(self) -> HookContext:
-        return HookContext(**{**self.context.to_dict(), "run_id": str(uuid.uuid4())})
+        return self.context.for_new_run()
 
     def _start(self) -> None:
         if not self._started:

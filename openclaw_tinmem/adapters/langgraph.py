@@ -30,18 +30,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import StructuredTool
 
 from openclaw_tinmem.adapters.binding import MemoryBinding
-from openclaw_tinmem.events import Message
+from openclaw_tinmem.events import Message, content_text
 
 TURNS_KEPT = 64  # recall blocks remembered, by user message, for a turn's later model calls
 
 
 def message_text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
-    ).strip()
+    return content_text(message.content)
 
 
 def _key(message: BaseMessage) -> str:

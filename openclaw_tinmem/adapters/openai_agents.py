@@ -28,19 +28,12 @@ from agents import FunctionTool, RunConfig, RunHooks
 from agents.run_config import CallModelData, ModelInputData
 
 from openclaw_tinmem.adapters.binding import MemoryBinding
-from openclaw_tinmem.events import Message, PromptContext
+from openclaw_tinmem.events import Message, PromptContext, content_text
 
 
 def item_text(item: Any) -> str:
     """The text of an SDK input item's content (a string or a list of text parts)."""
-    content = item.get("content") if isinstance(item, dict) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict)
-        ).strip()
-    return ""
+    return content_text(item.get("content") if isinstance(item, dict) else None)
 
 
 def _is_user_message(item: Any) -> bool:

@@ -11,6 +11,7 @@ verifies what arrives against its pinned sha256, whichever way it came.
 from __future__ import annotations
 
 import configparser
+import hashlib
 import json
 import os
 import re
@@ -105,8 +106,6 @@ def fetch(project: str, filename: str, directory: Path, index: str | None = None
     url, stated = find_file(index, project, filename)
     path = download(url, directory / filename)
     if stated is not None:
-        import hashlib
-
         with path.open("rb") as handle:
             if hashlib.file_digest(handle, "sha256").hexdigest() != stated:
                 raise ModelError(f"{filename} from {index} does not match the index's sha256")

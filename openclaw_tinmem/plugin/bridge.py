@@ -38,6 +38,7 @@ from openclaw_tinmem.events import (
     PromptBuildEvent,
     SessionEvent,
     ToolRegistration,
+    content_text,
 )  # fmt: skip
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
@@ -49,23 +50,13 @@ WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds no
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
 
 
-def message_text(content: Any) -> str:
-    """The text of an OpenClaw message's content: a string or a list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [part.get("text", "") for part in content if isinstance(part, dict)]
-        return "\n".join(str(part) for part in parts if part)
-    return ""
-
-
 def to_messages(raw: Any) -> tuple[Message, ...]:
     """OpenClaw's messages as ours: user and assistant text; tool traffic is left out."""
     messages = []
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
             continue
-        text = message_text(item.get("content"))
+        text = content_text(item.get("content"))
         if text.strip():
             messages.append(Message("user" if item["role"] == "user" else "assistant", text))
     return tuple(messages)

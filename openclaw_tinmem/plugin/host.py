@@ -95,7 +95,7 @@ class TurnStart:
 
     @classmethod
     def begin(cls, session: Session, user_text: str) -> TurnStart:
-        ctx = HookContext(**{**session.ctx.to_dict(), "run_id": str(uuid.uuid4())})
+        ctx = session.ctx.for_new_run()
         event = PromptBuildEvent(prompt=user_text, messages=tuple(session.history))
         return cls(ctx, event, time.perf_counter())
 

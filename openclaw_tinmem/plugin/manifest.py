@@ -11,7 +11,7 @@ from typing import Any
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.config.pages import toml_value
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
-from openclaw_tinmem.tools.definitions import HISTORY_TOOLS, TINMEM_TOOLS, WORKSPACE_TOOLS
+from openclaw_tinmem.tools.definitions import ALL_TOOLS
 
 SKILL_PATH = "skills/tinmem-memory-system/SKILL.md"
 REGENERATE = "python -m openclaw_tinmem.plugin.manifest > plugin.toml"
@@ -32,7 +32,7 @@ def manifest() -> dict[str, Any]:
     from openclaw_tinmem import __version__
 
     tools = {}
-    for definition in (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS):
+    for definition in ALL_TOOLS:
         schema = definition.parameters()
         required = set(schema.get("required", []))
         parameters = {}

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from openclaw_tinmem.tools.definitions import HISTORY_TOOLS, TINMEM_TOOLS, WORKSPACE_TOOLS
+from openclaw_tinmem.tools.definitions import ALL_TOOLS
 
 REGENERATE = "python -m openclaw_tinmem.plugin.openclaw_package integrations/openclaw"
 PLUGIN_ID = "tinmem"
@@ -61,7 +61,7 @@ def tools() -> list[dict[str, Any]]:
     return [
         {"name": tool.name, "description": tool.description, "parameters": tool.parameters(),
          "set": tool.tool_set}
-        for tool in (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS)
+        for tool in ALL_TOOLS
     ]  # fmt: skip
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from lancedb.table import LanceTable
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.store.conditional import lost_a_race
 from openclaw_tinmem.store.lease import Lease
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -104,7 +105,7 @@ class UpkeepScheduler:
         try:
             job()
         except Exception as error:  # the writes are committed; upkeep is retried later
-            if "commit conflict" in str(error).lower():  # another host's write came first
+            if lost_a_race(error):  # another host's write came first
                 logger.info("%s: %s", failure_message, str(error).split(",")[0])
             else:
                 logger.warning(failure_message, exc_info=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -146,6 +146,22 @@ def _update_and_add(
 
 # Rounds of re-reading and re-deciding when other writers keep changing what a write changes.
 COMMIT_ATTEMPTS = 8
+
+
+def lost_a_race(error: Exception) -> bool:
+    """Whether LanceDB refused a commit because another writer's came first (a commit
+    conflict, an incompatible concurrent transaction, a table created meanwhile)."""
+    text = str(error).lower()
+    return any(word in text for word in ("conflict", "incompatible", "already exists"))
+
+
+def attempts() -> Iterator[int]:
+    """The attempts of a conditional write that may be refused: ``COMMIT_ATTEMPTS`` of them,
+    each after the first preceded by ``back_off``. Break out once a write lands."""
+    for attempt in range(COMMIT_ATTEMPTS):
+        if attempt:
+            back_off(attempt)
+        yield attempt
 
 
 def back_off(attempt: int) -> None:

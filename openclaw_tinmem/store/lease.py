@@ -16,6 +16,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -94,6 +95,4 @@ class Lease:
 
     def tidy(self, retention_seconds: float) -> None:
         """Prune the lease table's old versions (each claim commits one)."""
-        from datetime import timedelta
-
         self._open().optimize(cleanup_older_than=timedelta(seconds=retention_seconds))

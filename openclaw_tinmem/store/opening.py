@@ -13,7 +13,7 @@ from lancedb.index import FTS, Bitmap, BTree
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import ModelMismatchError
-from openclaw_tinmem.store.conditional import back_off
+from openclaw_tinmem.store.conditional import back_off, lost_a_race
 from openclaw_tinmem.store.object_storage import check_shared_store
 from openclaw_tinmem.store.schema import ADDED_FIELDS, DIMENSION_METADATA_KEY, MODEL_METADATA_KEY
 
@@ -56,12 +56,6 @@ MEMORY_INDEXES: dict[str, Any] = {
 INDEX_ATTEMPTS = 5  # hosts creating one table at once meet on its indexes: retried
 
 
-def _is_race(error: Exception) -> bool:
-    """A commit that lost to another writer's (another host creating the same thing)."""
-    text = str(error).lower()
-    return any(word in text for word in ("conflict", "incompatible", "already exists"))
-
-
 def ensure_indexes(table: Any, indexes: dict[str, Any]) -> None:
     """Create whichever of ``indexes`` (column -> index config) ``table`` lacks. Another host
     creating the same index at the same moment is not an error: it is checked again."""
@@ -75,7 +69,7 @@ def ensure_indexes(table: Any, indexes: dict[str, Any]) -> None:
                 table.create_index(column, config=indexes[column])
             return
         except (RuntimeError, ValueError, OSError) as error:
-            if not _is_race(error) or attempt == INDEX_ATTEMPTS - 1:
+            if not lost_a_race(error) or attempt == INDEX_ATTEMPTS - 1:
                 raise
             back_off(attempt)
             table.checkout_latest()
@@ -97,7 +91,7 @@ def open_or_create(
         try:
             database.create_table(name, schema=schema, mode="create")
         except (RuntimeError, ValueError, OSError) as error:  # created meanwhile elsewhere
-            if not _is_race(error):
+            if not lost_a_race(error):
                 raise
     table = database.open_table(name)
     if verify_model:

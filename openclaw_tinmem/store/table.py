@@ -258,7 +258,7 @@ class MemoryStore:
         with self.write_lock():
             ids = [memory.id for memory in memories]
             stored = {row["id"] for row in self.snapshot().rows(ids)}
-            exclusive = self.upkeep_lease is None  # a local store, under its file lock
+            exclusive = self.settings.is_local_store()  # under its file lock
             commits, conflicted = write_rows(
                 self.table, data, stored, expected, exclusive=exclusive
             )

@@ -125,6 +125,8 @@ WORKSPACE_TOOLS = (
 HISTORY_TOOLS = (
     ToolDefinition("memory_history", HISTORY_DESCRIPTION, HistoryArguments, "history"),
 )
+# every tool there is, in the order they are offered (a configuration enables a subset)
+ALL_TOOLS = (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS)
 
 
 def enabled_sets(tool_sets: ToolSets, history_tool: bool = False) -> tuple[ToolSet, ...]:
@@ -137,5 +139,4 @@ def enabled_sets(tool_sets: ToolSets, history_tool: bool = False) -> tuple[ToolS
 def tool_definitions(tool_sets: ToolSets, history_tool: bool = False) -> list[ToolDefinition]:
     """The tools a configuration offers, in order, without building anything."""
     enabled = enabled_sets(tool_sets, history_tool)
-    every = (*TINMEM_TOOLS, *WORKSPACE_TOOLS, *HISTORY_TOOLS)
-    return [tool for tool in every if tool.tool_set in enabled]
+    return [tool for tool in ALL_TOOLS if tool.tool_set in enabled]

@@ -23,7 +23,7 @@ from openclaw_tinmem.errors import NotFoundError, StoreError
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off, timestamp_literal
+from openclaw_tinmem.store.conditional import attempts, timestamp_literal
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
@@ -129,9 +129,7 @@ class WorkspaceStore:
         path first, changed only if nobody changed it since it was read; otherwise it is
         read again and the write re-applied, as memories are (``store.conditional``).
         """
-        for attempt in range(COMMIT_ATTEMPTS):
-            if attempt:
-                back_off(attempt)
+        for _ in attempts():
             with self.store.write_lock():
                 existing = self.get(path)
                 now = utc_now()

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, StoreError
 from openclaw_tinmem.models import Memory, validate_memory_reference
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
+from openclaw_tinmem.store.conditional import attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 
 if TYPE_CHECKING:
@@ -67,9 +67,7 @@ def restore(
     memory = Memory.model_validate({**state, "updated_at": service.clock()})
     vector = service.embedder.embed_documents([memory.content])[0]
     tokens = service.late_interaction.encode([memory])
-    for attempt in range(COMMIT_ATTEMPTS):  # conditional: over whatever is stored when it lands
-        if attempt:
-            back_off(attempt)
+    for _ in attempts():  # conditional: over whatever is stored when it lands
         with service.store.write_lock():
             current = service.store.get([memory.id]).get(memory.id)
             expected = {memory.id: current.updated_at} if current else {}

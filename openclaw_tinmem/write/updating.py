@@ -9,7 +9,7 @@ from openclaw_tinmem.errors import NotFoundError, StoreError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import Memory, content_hash, normalise_tags
 from openclaw_tinmem.redaction import redact_secrets
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 
 if TYPE_CHECKING:
@@ -55,9 +55,7 @@ def update(
     if tags is not None:
         changes["tags"] = normalise_tags(list(tags))
     store = service.store
-    for attempt in range(COMMIT_ATTEMPTS):
-        if attempt:
-            back_off(attempt)
+    for _ in attempts():
         with store.write_lock():
             found = store.get_with_vectors([memory_id])
             if not found or not access.can_read(found[0][0].scope):

@@ -30,7 +30,7 @@ from openclaw_tinmem.models import (
     validate_scope,
 )  # fmt: skip
 from openclaw_tinmem.redaction import count_redactions, redact_secrets
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, back_off
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.dedup import (
@@ -184,9 +184,7 @@ class MemoryWriter:
         outcomes: list[WriteOutcome | None] = [None] * len(prepared)
         pending = list(range(len(prepared)))
         written: dict[str, tuple[Memory, bytes | None]] = {}
-        for attempt in range(COMMIT_ATTEMPTS):
-            if attempt:
-                back_off(attempt)
+        for _ in attempts():
             with self.store.write_lock():  # re-check against the store as it is now
                 batch = PendingBatch()
                 for index in pending:
