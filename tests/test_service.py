@@ -104,6 +104,9 @@ def test_merged_text_from_the_judge_is_kept_whatever_its_length(
     outcome = service.remember("User drinks rooibos after dinner", Category.PREFERENCES)
     assert outcome.action is Action.MERGED and outcome.target_id == first.memory.id
     assert service.get(first.memory.id).content == merged_text
+    encoded = service.late_interaction.encode([service.get(first.memory.id)])[0]
+    rows = service.store.token_rows([first.memory.id])
+    assert encoded and rows[0]["token_vectors"] == encoded  # the judge's text is encoded anew
 
 
 def test_update_changes_only_given_fields_and_reembeds_content(service: MemoryService) -> None:

@@ -45,6 +45,9 @@ logger = logging.getLogger("openclaw_tinmem")
 
 QUANTIZATION_SCALE = 127.0
 ENCODE_BATCH_SIZE = 16
+# A merged memory's joined token vectors (``LateInteraction.appended``) hold at most this many
+# times the tokens one encoding reads; longer, the merged text is encoded (and truncated) anew.
+APPENDED_TOKENS_FACTOR = 4
 
 
 class TokenEncoder(Protocol):
@@ -253,9 +256,12 @@ class LateInteraction:
     loaded) nothing is encoded and ``enabled`` is False: recall skips the stage.
     """
 
-    def __init__(self, encoder: TokenEncoder | None, cache_bytes: int) -> None:
+    def __init__(
+        self, encoder: TokenEncoder | None, cache_bytes: int, max_tokens: int = 128
+    ) -> None:
         self.encoder = encoder
         self.cache = TokenVectorCache(cache_bytes)
+        self.max_tokens = max_tokens  # what one encoding of a memory reads
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LateInteraction:
@@ -271,7 +277,8 @@ class LateInteraction:
                 encoder = shared_encoder(settings)
             except ModelError as error:
                 logger.warning("late interaction is off for this process: %s", error.message)
-        return cls(encoder, int(settings.late_interaction_cache_megabytes * 2**20))
+        cache_bytes = int(settings.late_interaction_cache_megabytes * 2**20)
+        return cls(encoder, cache_bytes, settings.late_interaction_max_tokens)
 
     @property
     def enabled(self) -> bool:
@@ -302,14 +309,27 @@ class LateInteraction:
         (or changed since they were read) are encoded now."""
         if self.encoder is None:
             raise ModelError("late interaction is disabled: no encoder")
-        stored = self._stored(memories, source)
+        stored = self.stored(memories, source)
         missing = [memory for memory in memories if memory.id not in stored]
         stored.update(zip([m.id for m in missing], self.encode(missing), strict=True))
         documents = [stored[memory.id] or b"" for memory in memories]
         scores = maxsim(query_tokens, documents, self.encoder.dimension)
         return [min(max(score, 0.0), 1.0) for score in scores]
 
-    def _stored(self, memories: Sequence[Memory], source: TokenRows) -> dict[str, bytes | None]:
+    def appended(self, stored: bytes | None, line: bytes | None) -> bytes | None:
+        """Token vectors of a memory with a line appended, without encoding it: its stored
+        vectors followed by the line's (as encoded when it was captured, in its own context).
+        MaxSim takes each query token's best match, so the joined memory scores at least
+        what either part does, as a passage split in two would. None (encode the merged text
+        instead) when either is missing or the join would exceed ``APPENDED_TOKENS_FACTOR``
+        times the tokens one encoding reads."""
+        if self.encoder is None or not stored or not line:
+            return None
+        row_bytes = self.encoder.dimension  # one int8 per dimension
+        limit = APPENDED_TOKENS_FACTOR * self.max_tokens * row_bytes
+        return stored + line if len(stored) + len(line) <= limit else None
+
+    def stored(self, memories: Sequence[Memory], source: TokenRows) -> dict[str, bytes | None]:
         """Token vectors of these memories as they are, from the cache where it has them."""
         cache = self.cache
         found: dict[str, bytes | None] = {}

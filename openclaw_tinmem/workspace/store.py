@@ -23,7 +23,7 @@ from openclaw_tinmem.errors import NotFoundError, StoreError
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
-from openclaw_tinmem.store.conditional import attempts, timestamp_literal
+from openclaw_tinmem.store.conditional import attempts, merge_on_id, timestamp_literal
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
@@ -160,7 +160,7 @@ class WorkspaceStore:
         }], schema=self.documents.schema)  # fmt: skip
         if existing is not None:
             unchanged = f"target.updated_at = {timestamp_literal(existing.updated_at)}"
-            merge = self.documents.merge_insert("id").when_matched_update_all(where=unchanged)
+            merge = merge_on_id(self.documents).when_matched_update_all(where=unchanged)
             return int(merge.execute(row).num_updated_rows) == 1
         self.documents.add(row)
         # Two hosts may create one path at once (an insert meets no conflict). The row

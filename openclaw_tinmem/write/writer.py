@@ -289,7 +289,9 @@ class MemoryWriter:
             merged = self._merge(decision.target, candidate, decision)
             if not self._too_long(merged, decision):
                 vector = self.embedder.embed_documents([merged.content])[0]
-                batch.add(merged, vector, expected=decision.target.updated_at)
+                target = decision.target
+                joined = self._merged_tokens(target, candidate, merged, batch, tokens)
+                batch.add(merged, vector, joined, expected=target.updated_at)
                 batch.events.append(HistoryEvent(
                     merged.id, HistoryAction.MERGED, state_of(decision.target), state_of(merged),
                     source=_source(candidate), note=f"merged in: {candidate.content}",
@@ -317,6 +319,27 @@ class MemoryWriter:
         grew = target is not None and merged.content != target.content
         limit = self.settings.merge_max_characters
         return decision.content is None and grew and len(merged.content) > limit
+
+    def _merged_tokens(
+        self,
+        target: Memory,
+        candidate: Memory,
+        merged: Memory,
+        batch: PendingBatch,
+        candidate_tokens: bytes | None,
+    ) -> bytes | None:
+        """Token vectors of a merge by the rules, without encoding: the target's own when
+        nothing was appended, else the target's followed by the candidate's. None when an LLM
+        wrote the merged text (it is encoded with the batch), or when the target's are not at
+        hand."""
+        unchanged = merged.content == target.content
+        if not unchanged and merged.content != merge_contents(target.content, candidate.content):
+            return None
+        if target.id in batch.memories:  # merged into earlier in this turn
+            stored = batch.tokens.get(target.id)
+        else:
+            stored = self.late_interaction.stored([target], self.store).get(target.id)
+        return stored if unchanged else self.late_interaction.appended(stored, candidate_tokens)
 
     def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
         merged = decision.content and redact_secrets(decision.content)  # an LLM wrote it

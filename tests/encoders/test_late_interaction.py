@@ -233,16 +233,25 @@ def test_updating_content_re_encodes_its_token_vectors(
     assert after == encoder.encode_documents(["The standup moved to half past ten on Mondays"])[0]
 
 
-def test_created_and_merged_memories_store_the_tokens_of_their_final_content(
+def test_a_merge_by_the_rules_joins_token_vectors_instead_of_encoding(
     service: MemoryService, encoder: LateInteractionEncoder
 ) -> None:
     first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
-    merged = service.remember(
-        "I prefer dark mode in all my editors and terminals", Category.PREFERENCES
-    )
+    before = stored_tokens(service.store, [first.id])[first.id]
+    line = "I prefer dark mode in all my editors and terminals"
+    merged = service.remember(line, Category.PREFERENCES)
     assert merged.action is Action.MERGED and merged.target_id == first.id
+    assert service.get(first.id).content.split("\n") == [first.content, line]
     stored = stored_tokens(service.store, [first.id])[first.id]
-    assert stored == encoder.encode_documents([service.get(first.id).content])[0]
+    assert stored == before + encoder.encode_documents([line])[0]
+    # the appended line is scored as if it stood alone: each query token's best match
+    query = encoder.encode_query("terminals")
+    alone = maxsim(query, encoder.encode_documents([line]), DIMENSION)[0]
+    hit = next(h for h in service.recall("terminals", rerank=False) if h.memory.id == first.id)
+    assert hit.relevance >= alone - 0.01
+    again = service.remember(line, Category.PREFERENCES)  # already contained: nothing appended
+    assert again.target_id == first.id
+    assert stored_tokens(service.store, [first.id])[first.id] == stored
     created = service.remember("The release train leaves on Thursdays", Category.PATTERNS).memory
     assert (
         stored_tokens(service.store, [created.id])[created.id]
