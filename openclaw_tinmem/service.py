@@ -88,9 +88,12 @@ class MemoryService:
         self.pipeline = RecallPipeline(
             store, embedder, self.late_interaction, lambda: self.reranker, self._search_pool
         )
+        # A write encodes ahead while its judge decides, on threads of its own: never queued
+        # before a recall's search.
+        self._write_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tinmem-write")
         self.writer = MemoryWriter(
             settings, store, embedder, self.late_interaction, self.summarizer, self.judge, clock,
-            self._search_pool,
+            self._write_pool,
         )  # fmt: skip
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
 
@@ -112,6 +115,7 @@ class MemoryService:
         """Finish background work (access statistics, table upkeep) and release threads."""
         self._background.shutdown(wait=True)
         self._search_pool.shutdown(wait=True)
+        self._write_pool.shutdown(wait=True)
         self.store.close()
 
     def access(self, identity: Identity | None) -> Access:

@@ -75,6 +75,8 @@ class PendingBatch:
     # updated_at of each stored memory this batch changes, when it was read: the write applies
     # only if it is still that (``MemoryStore.upsert``); memories not in it are new
     expected: dict[str, datetime] = field(default_factory=dict)
+    # embeddings of merged texts computed ahead, while the judge decided (text -> vector)
+    embedded: dict[str, Vector] = field(default_factory=dict)
 
     def add(
         self,
@@ -178,15 +180,19 @@ class MemoryWriter:
         # Token vectors are encoded while the judge decides (an LLM call, when one is set).
         encode = self.late_interaction.encode
         encoding = self.executor.submit(encode, candidates) if self.executor else None
+        # So is the text the similarity rule would merge each one into (the judge mostly agrees).
+        likely = self._likely_merged_texts(items)
+        ahead = self.executor.submit(self._embed, likely) if self.executor and likely else None
         decisions = self._decide(items, deadline)
         encoded = encoding.result() if encoding else encode(candidates)
+        embedded = ahead.result() if ahead else {}
         tokens = {item.memory.id: value for item, value in zip(prepared, encoded, strict=True)}
         outcomes: list[WriteOutcome | None] = [None] * len(prepared)
         pending = list(range(len(prepared)))
         written: dict[str, tuple[Memory, bytes | None]] = {}
         for _ in attempts():
             with self.store.write_lock():  # re-check against the store as it is now
-                batch = PendingBatch()
+                batch = PendingBatch(embedded=embedded)
                 for index in pending:
                     item = prepared[index]
                     outcome = self._commit(item, decisions[index], batch, tokens[item.memory.id])
@@ -288,7 +294,9 @@ class MemoryWriter:
         if decision.action is Action.MERGED and decision.target is not None:
             merged = self._merge(decision.target, candidate, decision)
             if not self._too_long(merged, decision):
-                vector = self.embedder.embed_documents([merged.content])[0]
+                vector = batch.embedded.get(merged.content)
+                if vector is None:
+                    vector = self.embedder.embed_documents([merged.content])[0]
                 target = decision.target
                 joined = self._merged_tokens(target, candidate, merged, batch, tokens)
                 batch.add(merged, vector, joined, expected=target.updated_at)
@@ -308,6 +316,22 @@ class MemoryWriter:
                              source=_source(candidate))  # fmt: skip
         batch.events.append(event)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
+
+    def _likely_merged_texts(self, items: list[tuple[Memory, list[Neighbour]]]) -> list[str]:
+        """The merged texts the similarity rule would write for these candidates."""
+        texts = []
+        for candidate, neighbours in items:
+            decision = decide_by_similarity(candidate, neighbours, self.settings)
+            if decision.action is Action.MERGED and decision.target is not None:
+                merged = self._merge(decision.target, candidate, decision)
+                if merged.content != decision.target.content and not self._too_long(
+                    merged, decision
+                ):
+                    texts.append(merged.content)
+        return texts
+
+    def _embed(self, texts: list[str]) -> dict[str, Vector]:
+        return dict(zip(texts, self.embedder.embed_documents(texts), strict=True))
 
     def _too_long(self, merged: Memory, decision: Decision) -> bool:
         """An appended merge past ``merge_max_characters``: its new lines would lie beyond what

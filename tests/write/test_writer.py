@@ -1,0 +1,55 @@
+"""The writer's merges: the merged text is what gets embedded, whoever decided the merge.
+
+The similarity rule's merged text is embedded while the judge decides; these tests check
+that a merge stores the embedding of the text it actually wrote, both when the judge agrees
+with the rule and when it writes a text of its own.
+"""
+
+import numpy as np
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
+from openclaw_tinmem.llm import LLMClient
+from openclaw_tinmem.models import Action, Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.testing import FakeLLM, Reply
+from openclaw_tinmem.write.dedup import LLMJudge
+
+
+def stored_vector(service: MemoryService, memory_id: str) -> np.ndarray:
+    ((_, vector),) = service.store.get_with_vectors([memory_id])
+    return np.asarray(vector)
+
+
+def test_a_merge_by_the_rule_stores_the_embedding_of_the_merged_text(
+    service: MemoryService, embedder: FastEmbedEmbedder
+) -> None:
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
+    assert outcome.action is Action.MERGED and outcome.target_id == first.id
+    merged = service.get(first.id).content
+    assert merged.split("\n") == [first.content, "I prefer dark mode in terminals too"]
+    expected = embedder.embed_documents([merged])[0]
+    assert float(stored_vector(service, first.id) @ expected) > 0.999
+
+
+def test_a_merged_text_the_judge_wrote_is_embedded_not_the_rules_guess(
+    llm_settings: Settings,
+    fake_llm: FakeLLM,
+    embedder: FastEmbedEmbedder,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+    written = "User prefers dark mode everywhere: editors, terminals and the browser."
+    fake_llm.script(Reply({"decisions": [
+        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
+    ]}))  # fmt: skip
+    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
+    assert outcome.action is Action.MERGED and service.get(first.id).content == written
+    rules_guess = embedder.embed_documents(
+        ["I prefer dark mode in every editor\nI prefer dark mode in terminals too"]
+    )[0]
+    vector = stored_vector(service, first.id)
+    assert float(vector @ embedder.embed_documents([written])[0]) > 0.999
+    assert float(vector @ rules_guess) < 0.999
