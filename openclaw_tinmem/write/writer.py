@@ -7,6 +7,7 @@ meanwhile) and falls back to the similarity rule when it no longer holds.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,8 @@ from openclaw_tinmem.write.dedup import (
     merge_contents,
 )  # fmt: skip
 from openclaw_tinmem.write.levels import RuleSummarizer
+
+logger = logging.getLogger("openclaw_tinmem")
 
 NEIGHBOURS_FOR_DEDUP = 5
 
@@ -331,7 +334,13 @@ class MemoryWriter:
         return texts
 
     def _embed(self, texts: list[str]) -> dict[str, Vector]:
-        return dict(zip(texts, self.embedder.embed_documents(texts), strict=True))
+        """Embeddings of likely merged texts; none if that fails (a guess must not fail the
+        write: a merge that needs its text embeds it itself)."""
+        try:
+            return dict(zip(texts, self.embedder.embed_documents(texts), strict=True))
+        except Exception:
+            logger.debug("could not embed likely merged texts ahead", exc_info=True)
+            return {}
 
     def _too_long(self, merged: Memory, decision: Decision) -> bool:
         """An appended merge past ``merge_max_characters``: its new lines would lie beyond what

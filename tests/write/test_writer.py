@@ -53,3 +53,35 @@ def test_a_merged_text_the_judge_wrote_is_embedded_not_the_rules_guess(
     vector = stored_vector(service, first.id)
     assert float(vector @ embedder.embed_documents([written])[0]) > 0.999
     assert float(vector @ rules_guess) < 0.999
+
+
+class FailsOnMultiline:
+    """The real embedder, failing for texts of several lines (the rule's merged guesses)."""
+
+    def __init__(self, embedder: FastEmbedEmbedder) -> None:
+        self.embedder = embedder
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        if any("\n" in text for text in texts):
+            raise RuntimeError("injected: cannot embed")
+        return self.embedder.embed_documents(texts)
+
+    def embed_query(self, text):  # type: ignore[no-untyped-def]
+        return self.embedder.embed_query(text)
+
+
+def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
+    llm_settings: Settings,
+    fake_llm: FakeLLM,
+    embedder: FastEmbedEmbedder,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
+    service.embedder = service.writer.embedder = FailsOnMultiline(embedder)
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+    written = "User prefers dark mode in editors and terminals."
+    fake_llm.script(Reply({"decisions": [
+        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
+    ]}))  # fmt: skip
+    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
+    assert outcome.action is Action.MERGED and service.get(first.id).content == written
