@@ -256,9 +256,7 @@ class LateInteraction:
     loaded) nothing is encoded and ``enabled`` is False: recall skips the stage.
     """
 
-    def __init__(
-        self, encoder: TokenEncoder | None, cache_bytes: int, max_tokens: int = 128
-    ) -> None:
+    def __init__(self, encoder: TokenEncoder | None, cache_bytes: int, max_tokens: int) -> None:
         self.encoder = encoder
         self.cache = TokenVectorCache(cache_bytes)
         self.max_tokens = max_tokens  # what one encoding of a memory reads

@@ -296,7 +296,7 @@ class MemoryWriter:
             )
         if decision.action is Action.MERGED and decision.target is not None:
             merged = self._merge(decision.target, candidate, decision)
-            if not self._too_long(merged, decision):
+            if not self._too_long(merged.category, merged.content, decision):
                 vector = batch.embedded.get(merged.content)
                 if vector is None:
                     vector = self.embedder.embed_documents([merged.content])[0]
@@ -325,12 +325,11 @@ class MemoryWriter:
         texts = []
         for candidate, neighbours in items:
             decision = decide_by_similarity(candidate, neighbours, self.settings)
-            if decision.action is Action.MERGED and decision.target is not None:
-                merged = self._merge(decision.target, candidate, decision)
-                if merged.content != decision.target.content and not self._too_long(
-                    merged, decision
-                ):
-                    texts.append(merged.content)
+            target = decision.target
+            if decision.action is Action.MERGED and target is not None:
+                text = merge_contents(target.content, candidate.content)  # the rule appends
+                if text != target.content and not self._too_long(target.category, text, decision):
+                    texts.append(text)
         return texts
 
     def _embed(self, texts: list[str]) -> dict[str, Vector]:
@@ -342,16 +341,17 @@ class MemoryWriter:
             logger.debug("could not embed likely merged texts ahead", exc_info=True)
             return {}
 
-    def _too_long(self, merged: Memory, decision: Decision) -> bool:
-        """An appended merge past ``merge_max_characters``: its new lines would lie beyond what
-        the ranking models read (and every later merge would re-encode an ever longer text).
-        Merged text an LLM wrote is its own judgement and is kept whatever its length."""
-        if merged.category is Category.PROFILE:
+    def _too_long(self, category: Category, content: str, decision: Decision) -> bool:
+        """Whether merged ``content`` is an appended merge past ``merge_max_characters``: its
+        new lines would lie beyond what the ranking models read (and every later merge would
+        re-encode an ever longer text). Merged text an LLM wrote is its own judgement and is
+        kept whatever its length."""
+        if category is Category.PROFILE:
             return False  # one profile per scope, whatever its length: the skill's rule
         target = decision.target
-        grew = target is not None and merged.content != target.content
+        grew = target is not None and content != target.content
         limit = self.settings.merge_max_characters
-        return decision.content is None and grew and len(merged.content) > limit
+        return decision.content is None and grew and len(content) > limit
 
     def _merged_tokens(
         self,

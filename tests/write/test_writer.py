@@ -10,7 +10,7 @@ import numpy as np
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.llm import LLMClient
-from openclaw_tinmem.models import Action, Category
+from openclaw_tinmem.models import Action, Category, Memory
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.write.dedup import LLMJudge
@@ -19,6 +19,18 @@ from openclaw_tinmem.write.dedup import LLMJudge
 def stored_vector(service: MemoryService, memory_id: str) -> np.ndarray:
     ((_, vector),) = service.store.get_with_vectors([memory_id])
     return np.asarray(vector)
+
+
+def merge_by_the_judge(service: MemoryService, fake_llm: FakeLLM, written: str) -> Memory:
+    """Store a preference, then a second one the judge merges into it as ``written``; checks
+    the merge landed and returns the merged memory as first stored."""
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+    fake_llm.script(Reply({"decisions": [
+        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
+    ]}))  # fmt: skip
+    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
+    assert outcome.action is Action.MERGED and service.get(first.id).content == written
+    return first
 
 
 def test_a_merge_by_the_rule_stores_the_embedding_of_the_merged_text(
@@ -40,13 +52,8 @@ def test_a_merged_text_the_judge_wrote_is_embedded_not_the_rules_guess(
     make_service,  # type: ignore[no-untyped-def]
 ) -> None:
     service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
-    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
     written = "User prefers dark mode everywhere: editors, terminals and the browser."
-    fake_llm.script(Reply({"decisions": [
-        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
-    ]}))  # fmt: skip
-    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
-    assert outcome.action is Action.MERGED and service.get(first.id).content == written
+    first = merge_by_the_judge(service, fake_llm, written)
     rules_guess = embedder.embed_documents(
         ["I prefer dark mode in every editor\nI prefer dark mode in terminals too"]
     )[0]
@@ -78,10 +85,4 @@ def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
 ) -> None:
     service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
     service.embedder = service.writer.embedder = FailsOnMultiline(embedder)
-    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
-    written = "User prefers dark mode in editors and terminals."
-    fake_llm.script(Reply({"decisions": [
-        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
-    ]}))  # fmt: skip
-    outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
-    assert outcome.action is Action.MERGED and service.get(first.id).content == written
+    merge_by_the_judge(service, fake_llm, "User prefers dark mode in editors and terminals.")
