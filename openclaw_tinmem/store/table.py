@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from lancedb.query import MatchQuery
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix, Vector
@@ -20,6 +19,7 @@ from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
 from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
+from openclaw_tinmem.store.full_text import FullTextSearch
 from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
 from openclaw_tinmem.store.lease import Lease
 from openclaw_tinmem.store.opening import connect, create_table, open_or_create, stored_model
@@ -78,6 +78,7 @@ class MemoryStore:
             )
             self.history = HistoryLog(self.database)
         self.snapshots = SnapshotCache(self._load_snapshot, dimension)
+        self.full_text = FullTextSearch(lambda: self.table, "search_text")
 
     # ----------------------------------------------------------------- setup
 
@@ -215,13 +216,8 @@ class MemoryStore:
         """(id, BM25 score) of full-text matches; the text is a match query, never parsed."""
         if not text.strip():
             return []
-        match = MatchQuery(text, "search_text")  # type: ignore[call-arg]
-        query = self.table.search(match, query_type="fts")
         where = build_filter(scopes=scopes, categories=categories)
-        if where:
-            query = query.where(where, prefilter=True)
-        rows = query.select(["id", "_score"]).limit(limit).to_list()
-        return [(row["id"], float(row["_score"])) for row in rows]
+        return self.full_text.search(text, limit, where=where, version=self.current_version())
 
     def _load_snapshot(self) -> tuple[int, pa.Table]:
         version = self.table.version

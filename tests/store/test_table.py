@@ -55,17 +55,17 @@ def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_servi
 def test_upkeep_runs_in_the_background_after_the_write_that_made_it_due(  # type: ignore[no-untyped-def]
     settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lancedb.table import LanceTable
+    import openclaw_tinmem.store.table as store_module
 
     started, release = threading.Event(), threading.Event()
-    to_lance = LanceTable.to_lance
+    optimize_table = store_module.optimize_table
 
-    def slow(table: LanceTable):  # type: ignore[no-untyped-def]
+    def slow(table, retention):  # type: ignore[no-untyped-def]
         started.set()  # upkeep has begun: hold it until the test has looked around
         assert release.wait(10)
-        return to_lance(table)
+        optimize_table(table, retention)
 
-    monkeypatch.setattr(LanceTable, "to_lance", slow)
+    monkeypatch.setattr(store_module, "optimize_table", slow)
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
     for number in range(2):  # the second write makes upkeep due, and returns without it
         service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)

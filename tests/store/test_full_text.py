@@ -1,0 +1,90 @@
+from typing import Any
+
+import pytest
+from lancedb.query import MatchQuery
+
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.filters import build_filter
+
+NOTES = [
+    ("The deploy pipeline moved to GitHub Actions in March", "global"),
+    ("Dana prefers short stand-ups on Mondays", "global"),
+    ("The staging cluster ran out of disk during the deploy", "agent:ops"),
+    ("Marco wrote a guide about the deploy rollback", "agent:ops"),
+    ("Lunch on Fridays is at the Thai place", "global"),
+]
+
+
+def through_lancedb(
+    table: Any, text: str, limit: int, where: str | None
+) -> list[tuple[str, float]]:
+    """What LanceDB's own query API answers, for comparison."""
+    query = table.search(MatchQuery(text, "search_text"), query_type="fts")  # type: ignore[call-arg]
+    if where:
+        query = query.where(where, prefilter=True)
+    rows = query.select(["id", "_score"]).limit(limit).to_list()
+    return [(row["id"], float(row["_score"])) for row in rows]
+
+
+def rounded(matches: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Matches best first, ties in id order (the two may order equal scores differently)."""
+    pairs = [(memory_id, round(score, 4)) for memory_id, score in matches]
+    return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))
+
+
+@pytest.fixture
+def filled(service: MemoryService) -> MemoryService:
+    for text, scope in NOTES:
+        service.remember(text, Category.EVENTS, scope=scope)
+    service.store.optimize()  # most rows in the index; later ones are scanned
+    service.remember("A deploy freeze starts on the 20th", Category.EVENTS)
+    return service
+
+
+@pytest.mark.parametrize(("scopes", "deploys"), [(None, 4), (["agent:ops"], 2), (["global"], 2)])
+def test_same_matches_and_scores_as_lancedb(
+    filled: MemoryService, scopes: list[str] | None, deploys: int
+) -> None:
+    store = filled.store
+    where = build_filter(scopes=scopes, categories=None)
+    for text in ["deploy", "deploy rollback guide", "Dana stand-ups", "nothing like it"]:
+        ours = store.text_search(text, 10, scopes=scopes)
+        assert rounded(ours) == rounded(through_lancedb(store.table, text, 10, where))
+    assert len(store.text_search("deploy", 10, scopes=scopes)) == deploys
+
+
+def test_each_search_reads_the_version_the_store_reads(filled: MemoryService) -> None:
+    store = filled.store
+    assert store.text_search("kayak", 5) == []
+    outcome = filled.remember("We rented a kayak at the lake", Category.EVENTS)
+    assert [memory_id for memory_id, _ in store.text_search("kayak", 5)] == [outcome.memory.id]
+    filled.forget(memory_id=outcome.memory.id)
+    assert store.text_search("kayak", 5) == []
+
+
+def test_a_replaced_table_is_searched_afresh(filled: MemoryService) -> None:
+    store = filled.store
+    assert store.text_search("Thai lunch", 5)
+    kept = store.table.search().where("scope = 'agent:ops'").limit(None).to_arrow()
+    store.replace_all(kept)
+    assert store.text_search("Thai lunch", 5) == []
+    assert len(store.text_search("deploy", 5)) == 2
+
+
+def test_without_a_lance_dataset_lancedb_answers(  # type: ignore[no-untyped-def]
+    filled: MemoryService, lance_unavailable: None
+) -> None:
+    store = filled.store
+    store.full_text._dataset = None  # as in a process that never opened it
+    matches = store.text_search("deploy rollback", 3)
+    assert matches and matches[0][0] == next(
+        memory.id for memory in store.list_memories() if "rollback" in memory.content
+    )
+
+
+def test_a_version_no_longer_on_disk_reads_the_latest(filled: MemoryService) -> None:
+    search = filled.store.full_text
+    latest = search.search("deploy", 10, where=None, version=filled.store.current_version())
+    gone = search.search("deploy", 10, where=None, version=10**6)
+    assert len(latest) == 4 and rounded(gone) == rounded(latest)
