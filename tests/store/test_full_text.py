@@ -1,3 +1,4 @@
+import threading
 from typing import Any
 
 import pytest
@@ -88,3 +89,26 @@ def test_a_version_no_longer_on_disk_reads_the_latest(filled: MemoryService) -> 
     latest = search.search("deploy", 10, where=None, version=filled.store.current_version())
     gone = search.search("deploy", 10, where=None, version=10**6)
     assert len(latest) == 4 and rounded(gone) == rounded(latest)
+
+
+def test_searches_from_many_threads_while_another_writes(filled: MemoryService) -> None:
+    store = filled.store
+    failures: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            for _ in range(30):
+                matches = store.text_search("deploy", 10)
+                assert len(matches) >= 4
+        except BaseException as error:  # collected, reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=search) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for number in range(10):
+        filled.remember(f"Deploy number {number} went out on time", Category.EVENTS)
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert len(store.text_search("deploy", 50)) == 14
