@@ -19,8 +19,8 @@ from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
 from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
-from openclaw_tinmem.store.full_text import FullTextSearch
 from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
+from openclaw_tinmem.store.lance_reader import LanceReader
 from openclaw_tinmem.store.lease import Lease
 from openclaw_tinmem.store.opening import connect, create_table, open_or_create, stored_model
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
@@ -78,7 +78,7 @@ class MemoryStore:
             )
             self.history = HistoryLog(self.database)
         self.snapshots = SnapshotCache(self._load_snapshot, dimension)
-        self.full_text = FullTextSearch(lambda: self.table, "search_text")
+        self.reader = LanceReader(lambda: self.table)
 
     # ----------------------------------------------------------------- setup
 
@@ -150,9 +150,9 @@ class MemoryStore:
         """id, content, context and token_vectors of those of these memories that have them."""
         if not memory_ids:
             return []
-        query = self.table.search().where(build_filter(ids=memory_ids))
         columns = ["id", "content", "context", "token_vectors"]
-        rows = query.select(columns).limit(None).to_list()
+        where = build_filter(ids=memory_ids)
+        rows = self.reader.rows(columns, where, version=self.current_version())
         return [row for row in rows if row["token_vectors"]]
 
     def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
@@ -217,7 +217,8 @@ class MemoryStore:
         if not text.strip():
             return []
         where = build_filter(scopes=scopes, categories=categories)
-        return self.full_text.search(text, limit, where=where, version=self.current_version())
+        version = self.current_version()
+        return self.reader.text_search("search_text", text, limit, where=where, version=version)
 
     def _load_snapshot(self) -> tuple[int, pa.Table]:
         version = self.table.version

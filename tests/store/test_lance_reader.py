@@ -77,18 +77,40 @@ def test_without_a_lance_dataset_lancedb_answers(  # type: ignore[no-untyped-def
     filled: MemoryService, lance_unavailable: None
 ) -> None:
     store = filled.store
-    store.full_text._dataset = None  # as in a process that never opened it
+    store.reader._dataset = None  # as in a process that never opened it
+    rollback = next(memory for memory in store.list_memories() if "rollback" in memory.content)
     matches = store.text_search("deploy rollback", 3)
-    assert matches and matches[0][0] == next(
-        memory.id for memory in store.list_memories() if "rollback" in memory.content
-    )
+    assert matches and matches[0][0] == rollback.id
+    rows = store.token_rows([rollback.id])
+    assert [row["id"] for row in rows] == [rollback.id] and rows[0]["token_vectors"]
 
 
 def test_a_version_no_longer_on_disk_reads_the_latest(filled: MemoryService) -> None:
-    search = filled.store.full_text
-    latest = search.search("deploy", 10, where=None, version=filled.store.current_version())
-    gone = search.search("deploy", 10, where=None, version=10**6)
+    reader, version = filled.store.reader, filled.store.current_version()
+    latest = reader.text_search("search_text", "deploy", 10, where=None, version=version)
+    gone = reader.text_search("search_text", "deploy", 10, where=None, version=10**6)
     assert len(latest) == 4 and rounded(gone) == rounded(latest)
+
+
+def test_token_rows_are_those_lancedb_reads(filled: MemoryService) -> None:
+    store = filled.store
+    memories = store.list_memories()
+    ids = [memory.id for memory in memories[:4]] + ["00000000-0000-4000-8000-000000000000"]
+    columns = ["id", "content", "context", "token_vectors"]
+    query = store.table.search().where(build_filter(ids=ids)).select(columns).limit(None)
+    expected = sorted(query.to_list(), key=lambda row: row["id"])
+    assert len(expected) == 4 and all(row["token_vectors"] for row in expected)
+    assert sorted(store.token_rows(ids), key=lambda row: row["id"]) == expected
+
+
+def test_token_rows_follow_the_version_the_store_reads(filled: MemoryService) -> None:
+    store = filled.store
+    memory = store.list_memories()[0]
+    before = store.token_rows([memory.id])[0]
+    filled.update(memory.id, content="The deploy pipeline moved to GitLab CI in April")
+    after = store.token_rows([memory.id])[0]
+    assert after["content"] == "The deploy pipeline moved to GitLab CI in April"
+    assert after["token_vectors"] != before["token_vectors"]
 
 
 def test_searches_from_many_threads_while_another_writes(filled: MemoryService) -> None:
