@@ -22,7 +22,7 @@ from openclaw_tinmem.models import (
     validate_memory_id,
     validate_scope,
 )
-from openclaw_tinmem.redaction import redact_secrets
+from openclaw_tinmem.redaction import count_redactions
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
@@ -50,9 +50,10 @@ def write_jsonl(records: Iterable[dict[str, Any]], stream: TextIO) -> int:
     return count
 
 
-def parse_import_line(line: str, number: int) -> tuple[Memory, bool]:
+def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     """One JSONL record as a Memory (secrets redacted, a missing id derived from scope and
-    content), and whether its levels are still to be written (no headline or summary)."""
+    content), whether its levels are still to be written (no headline or summary), and how
+    many secrets were redacted."""
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:
@@ -61,15 +62,17 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool]:
         ) from None
     if not isinstance(record, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object", field="line")
-    content = redact_secrets(str(record.get("content") or "").strip())
+    content, redacted = count_redactions(str(record.get("content") or "").strip())
     if not content:
         raise InvalidArgumentError(f"line {number}: content is required", field="content")
     scope = validate_scope(str(record.get("scope") or "global"))
-    headline, summary = (
-        redact_secrets(str(record.get(key) or "")) for key in ("headline", "summary")
+    (headline, in_headline), (summary, in_summary) = (
+        count_redactions(str(record.get(key) or "")) for key in ("headline", "summary")
     )
+    redacted += in_headline + in_summary
     if isinstance(record.get("context"), str):
-        record["context"] = redact_secrets(record["context"])
+        record["context"], in_context = count_redactions(record["context"])
+        redacted += in_context
     record.setdefault("source", Source.IMPORT.value)
     record.update(
         scope=scope,
@@ -85,7 +88,7 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool]:
     except InvalidArgumentError as error:
         raise InvalidArgumentError(f"line {number}: {error.message}", field="id") from None
     try:
-        return Memory.model_validate(record), not (headline and summary)
+        return Memory.model_validate(record), not (headline and summary), redacted
     except ValidationError as error:
         raise invalid_argument(error, noun="field", prefix=f"line {number}: ") from None
 
@@ -96,6 +99,7 @@ class ImportReport:
     batches: int
     unchanged: int = 0  # lines whose memory is already stored as they say: not written again
     problems: list[InvalidArgumentError] = field(default_factory=list)  # lines left out
+    redacted: int = 0  # secrets replaced by [REDACTED] in the lines written
 
 
 def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
@@ -125,16 +129,16 @@ def import_memories(
     memory is stored exactly as it says is recognised by its content hash and skipped, so a
     repeated import writes nothing and embeds nothing.
     """
-    parsed: dict[str, tuple[Memory, bool]] = {}
+    parsed: dict[str, tuple[Memory, bool, int]] = {}
     problems: list[InvalidArgumentError] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
-                memory, needs_levels = parse_import_line(line, number)
+                memory, needs_levels, redacted = parse_import_line(line, number)
             except InvalidArgumentError as error:
                 problems.append(error)
                 continue
-            parsed[memory.id] = (memory, needs_levels)
+            parsed[memory.id] = (memory, needs_levels, redacted)
     if problems and not skip_invalid:
         listing = "\n".join(f"  {problem.message}" for problem in problems)
         raise InvalidArgumentError(
@@ -144,7 +148,7 @@ def import_memories(
     stored = service.store.get(list(parsed))
     changed = [
         memory
-        for memory, needs_levels in parsed.values()
+        for memory, needs_levels, _ in parsed.values()
         if not _unchanged(memory, stored.get(memory.id), not needs_levels)
     ]
     for memory in changed:
@@ -168,7 +172,9 @@ def import_memories(
             progress(len(batch))
     if batches > 1:  # fold the bulk of new rows into the indexes now, not at some later write
         service.store.optimize()
-    return ImportReport(len(changed), batches, len(parsed) - len(changed), problems)
+    redacted = sum(parsed[memory.id][2] for memory in changed)
+    unchanged = len(parsed) - len(changed)
+    return ImportReport(len(changed), batches, unchanged, problems, redacted)
 
 
 def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:

@@ -63,9 +63,13 @@ def test_every_write_path_redacts_and_says_how_many(service: MemoryService, tmp_
     assert "hunter2x" not in json.dumps(updated.data) and "s3cr3tpass" not in json.dumps(
         updated.data
     )
-    import_memories(
+    assert updated.data["redacted"] == 2 and "2 secret(s)" in updated.text
+    plain = tools.call("memory_update", {"id": memory.id, "importance": 0.9})
+    assert "redacted" not in plain.data
+    report = import_memories(
         service, [json.dumps({"content": "card 5500005555555559 on file", "category": "events"})]
     )
+    assert report.imported == 1 and report.redacted == 1
     assert all("5500005555555559" not in m.content for m in service.list_memories(limit=None))
     written = tools.call("memory_write", {"content": "token: abcd1234efgh", "target": "memory"})
     assert not written.is_error

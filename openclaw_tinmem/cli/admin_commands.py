@@ -153,6 +153,7 @@ def import_command(
     """
     state.require_administrator("import")
     from openclaw_tinmem import maintenance
+    from openclaw_tinmem.redaction import REDACTED
 
     with friendly_errors():
         lines = read_import_source(source, source_format)
@@ -168,9 +169,12 @@ def import_command(
     problems = [problem.message for problem in report.problems]
     if as_json:
         emit_json({"imported": report.imported, "unchanged": report.unchanged,
-                   "invalid": problems, "batches": report.batches})  # fmt: skip
+                   "invalid": problems, "batches": report.batches,
+                   "redacted": report.redacted})  # fmt: skip
         return
     click.echo(f"Imported {report.imported} memories; {report.unchanged} unchanged.")
+    if report.redacted:
+        click.echo(f"{report.redacted} secret(s) replaced by {REDACTED} before storing.")
     for problem in problems:
         click.echo(f"skipped: {problem}", err=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.models import Action, Level, Source, WriteOutcome
+from openclaw_tinmem.redaction import REDACTED, count_redactions
 from openclaw_tinmem.tools.arguments import (
     ForgetArguments,
     HistoryArguments,
@@ -135,6 +136,8 @@ class MemoryTools:
         return ToolResult(data, _forget_text(outcome))
 
     def update(self, arguments: UpdateArguments, identity: Identity) -> ToolResult:
+        given = (arguments.content, arguments.summary, arguments.headline)
+        redacted = sum(count_redactions(text)[1] for text in given if text)
         memory = self.service.update(
             arguments.id,
             content=arguments.content,
@@ -144,4 +147,9 @@ class MemoryTools:
             tags=arguments.tags,
             identity=identity,
         )
-        return ToolResult({"memory": memory.public_dict()}, f"Updated memory {memory.id}.")
+        data: dict[str, Any] = {"memory": memory.public_dict()}
+        text = f"Updated memory {memory.id}."
+        if redacted:
+            data["redacted"] = redacted  # secrets replaced by [REDACTED]
+            text += f" {redacted} secret(s) were replaced by {REDACTED}."
+        return ToolResult(data, text)

@@ -106,6 +106,18 @@ def test_export_import_round_trip_is_idempotent(run, tmp_path: Path) -> None:  #
     assert json.loads(run("stats", "--json").stdout)["total"] == 2
 
 
+def test_import_says_how_many_secrets_it_replaced(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "secrets.jsonl"
+    lines = [{"content": "The db password is hunter2x", "category": "entities"},
+             {"content": "Deploys run on Fridays", "category": "patterns"}]  # fmt: skip
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = run("import", str(source))
+    assert imported.exit_code == 0
+    assert "Imported 2 memories" in imported.stdout and "1 secret(s) replaced" in imported.stdout
+    exported = run("export", "-").stdout
+    assert "password is [REDACTED]" in exported and "hunter2x" not in exported
+
+
 def test_import_with_a_bad_line_writes_nothing(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "bad.jsonl"
     source.write_text(
