@@ -6,6 +6,7 @@ with the rule and when it writes a text of its own.
 """
 
 import numpy as np
+import pytest
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
@@ -14,6 +15,14 @@ from openclaw_tinmem.models import Action, Category, Memory
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.write.dedup import LLMJudge
+
+
+@pytest.fixture
+def judged_service(llm_settings: Settings, make_service) -> MemoryService:  # type: ignore[no-untyped-def]
+    """A service whose judge is an LLM: the scripted one on loopback."""
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service: MemoryService = make_service(llm_settings, judge=judge)
+    return service
 
 
 def stored_vector(service: MemoryService, memory_id: str) -> np.ndarray:
@@ -46,12 +55,9 @@ def test_a_merge_by_the_rule_stores_the_embedding_of_the_merged_text(
 
 
 def test_a_merged_text_the_judge_wrote_is_embedded_not_the_rules_guess(
-    llm_settings: Settings,
-    fake_llm: FakeLLM,
-    embedder: FastEmbedEmbedder,
-    make_service,  # type: ignore[no-untyped-def]
+    judged_service: MemoryService, fake_llm: FakeLLM, embedder: FastEmbedEmbedder
 ) -> None:
-    service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
+    service = judged_service
     written = "User prefers dark mode everywhere: editors, terminals and the browser."
     first = merge_by_the_judge(service, fake_llm, written)
     rules_guess = embedder.embed_documents(
@@ -78,11 +84,8 @@ class FailsOnMultiline:
 
 
 def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
-    llm_settings: Settings,
-    fake_llm: FakeLLM,
-    embedder: FastEmbedEmbedder,
-    make_service,  # type: ignore[no-untyped-def]
+    judged_service: MemoryService, fake_llm: FakeLLM, embedder: FastEmbedEmbedder
 ) -> None:
-    service = make_service(llm_settings, judge=LLMJudge(LLMClient(llm_settings), llm_settings))
+    service = judged_service
     service.embedder = service.writer.embedder = FailsOnMultiline(embedder)
     merge_by_the_judge(service, fake_llm, "User prefers dark mode in editors and terminals.")
