@@ -9,7 +9,11 @@
   worker still busy with the previous ones) and for turns that end after the worker caught up
   (as between the turns of an agent whose own LLM call takes longer than the capture);
 - post-turn work per turn with a zero-latency fake LLM on 127.0.0.1 (two extracted memories
-  per turn, dedup included): wall time minus time spent waiting on the LLM server;
+  per turn, dedup included): wall time minus time spent waiting on the LLM server, and the
+  CPU time the process spent per turn (all threads, the fake server's included);
+- with ``--llm-latency SECONDS`` the post-turn turns are measured a second time with each LLM
+  reply that late, as a real endpoint answers: work the writer does while the judge's call is
+  in flight then no longer counts as time outside the LLM client;
 - LLM calls per turn and injected tokens per turn.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import tempfile
 import time
@@ -48,12 +53,59 @@ def extraction_reply(number: int) -> Reply:
     return Reply({"memories": memories})
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_post_turn(
+    plugin: TinmemPlugin, fake: FakeLLM, rng: random.Random, turns: int, first: int,
+    delay: float = 0.0,
+) -> dict[str, Any]:  # fmt: skip
+    """Process ``turns`` captured turns one by one; wall, LLM-client and CPU time per turn."""
+    work_times, llm_times, cpu_times, llm_calls = [], [], [], []
+    pipeline = plugin.worker.primary
+    judge_llm = plugin.service.judge.primary.llm  # type: ignore[attr-defined]
+    clients = {id(c): c for c in (pipeline.extractor.llm, judge_llm)}.values()
+    for number in range(turns):
+        fake.script(
+            Reply(extraction_reply(first + number).content, delay=delay),
+            Reply({"decisions": []}, delay=delay),
+        )
+        record = TurnRecord(
+            messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
+            scope="agent:bench", context={"agent_id": "bench"},
+        )  # fmt: skip
+        calls_before = sum(client.calls for client in clients)
+        llm_before = sum(client.seconds for client in clients)
+        cpu_before = cpu_seconds()
+        started = time.perf_counter()
+        pipeline.process(record)
+        work_times.append((time.perf_counter() - started) * 1000)
+        cpu_times.append((cpu_seconds() - cpu_before) * 1000)
+        llm_times.append((sum(client.seconds for client in clients) - llm_before) * 1000)
+        llm_calls.append(sum(client.calls for client in clients) - calls_before)
+    non_llm = [work - llm for work, llm in zip(work_times, llm_times, strict=True)]
+    return {
+        "post_turn_total_ms": percentiles(work_times),
+        "llm_client_ms_per_turn": percentiles(llm_times),
+        "post_turn_non_llm_ms": percentiles(non_llm),
+        "post_turn_cpu_ms": percentiles(cpu_times),
+        "llm_calls_per_turn_mean": round(float(np.mean(llm_calls)), 2),
+        "llm_calls_per_turn_max": int(max(llm_calls)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument(
+        "--llm-latency", type=float, default=0.0, metavar="SECONDS",
+        help="also measure post-turn work with each LLM reply this late (e.g. 0.5)",
+    )  # fmt: skip
     parser.add_argument(
         "--output", type=Path, default=Path("benchmarks/results/plugin_overhead.json")
     )
@@ -116,25 +168,12 @@ def main() -> None:
 
             # post-turn work, turn by turn, with the LLM answering instantly; the time spent
             # inside the LLM client (HTTP on loopback, instructor parsing) is measured apart.
-            work_times, llm_times, llm_calls = [], [], []
-            pipeline = plugin.worker.primary
-            clients = {
-                id(c): c for c in (pipeline.extractor.llm, service.judge.primary.llm)
-            }.values()  # type: ignore[attr-defined]
-            for number in range(arguments.turns):
-                fake.script(extraction_reply(10_000 + number), Reply({"decisions": []}))
-                record = TurnRecord(
-                    messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
-                    scope="agent:bench", context={"agent_id": "bench"},
-                )  # fmt: skip
-                calls_before = sum(client.calls for client in clients)
-                llm_before = sum(client.seconds for client in clients)
-                started = time.perf_counter()
-                pipeline.process(record)
-                work_times.append((time.perf_counter() - started) * 1000)
-                llm_times.append((sum(client.seconds for client in clients) - llm_before) * 1000)
-                llm_calls.append(sum(client.calls for client in clients) - calls_before)
-            non_llm = [work - llm for work, llm in zip(work_times, llm_times, strict=True)]
+            post_turn = measure_post_turn(plugin, fake, rng, arguments.turns, first=10_000)
+            late: dict[str, Any] = {}
+            if arguments.llm_latency:
+                late = measure_post_turn(
+                    plugin, fake, rng, arguments.turns, first=20_000, delay=arguments.llm_latency
+                )
             results: dict[str, Any] = {
                 "memories": arguments.memories,
                 **{
@@ -142,11 +181,9 @@ def main() -> None:
                     for name, times in prompt_times.items()
                 },
                 **{f"agent_end_{name}_ms": percentiles(times) for name, times in end_times.items()},
-                "post_turn_total_ms": percentiles(work_times),
-                "llm_client_ms_per_turn": percentiles(llm_times),
-                "post_turn_non_llm_ms": percentiles(non_llm),
-                "llm_calls_per_turn_mean": round(float(np.mean(llm_calls)), 2),
-                "llm_calls_per_turn_max": int(max(llm_calls)),
+                **post_turn,
+                **{f"llm_latency_{arguments.llm_latency:g}s_{key}": value
+                   for key, value in late.items() if key.startswith("post_turn")},
                 "injected_tokens_per_turn_mean": round(float(np.mean(tokens)), 1),
                 "injected_tokens_per_turn_max": int(max(tokens)),
                 "stored_memories_after": service.store.count(scopes=["agent:bench"]),

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.blas import single_threaded
 from openclaw_tinmem.encoders.dense import Matrix
 from openclaw_tinmem.encoders.provisioning import LATE_INTERACTION
 from openclaw_tinmem.encoders.runtime import SharedModels, model_path, session_options
@@ -215,7 +216,8 @@ def maxsim(query: Matrix, documents: Sequence[bytes], dimension: int) -> list[fl
     tokens = np.frombuffer(b"".join(documents), dtype=np.int8).reshape(-1, dimension)
     # The int8 scale is folded into the (small) query instead of dequantising every token.
     scaled = (query / QUANTIZATION_SCALE).astype(np.float32)
-    similarities = scaled @ tokens.astype(np.float32).T  # (query tokens, all document tokens)
+    with single_threaded():  # (query tokens, all document tokens)
+        similarities = scaled @ tokens.astype(np.float32).T
     scores = np.zeros(len(documents))
     present = lengths > 0
     if present.any():

@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from openclaw_tinmem.encoders.blas import matrix_vector
 from openclaw_tinmem.encoders.dense import Matrix, Vector
 
 IntArray = npt.NDArray[np.int64]
@@ -187,7 +188,8 @@ class Snapshot:
         limit = min(limit, self.size)
         if limit <= 0:
             return []
-        similarities = self.matrix @ query  # all rows: cheaper than copying a filtered matrix
+        # all rows (cheaper than copying a filtered matrix), on this thread (encoders.blas)
+        similarities = matrix_vector(self.matrix, query)
         allowed = self.alive
         for mask in (
             self._mask(self.scope_codes, scopes),

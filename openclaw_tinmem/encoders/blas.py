@@ -1,0 +1,85 @@
+"""Matrix products on the calling thread only.
+
+numpy hands a large enough product to its BLAS library (OpenBLAS in numpy's wheels), which
+splits it over every core and then keeps its helper threads spinning, waiting for more
+work, for about a tenth of a second. Inside an agent's host that is a core taken from the
+agent after every recall and every captured turn: on a 2-core machine, one late-interaction
+scoring at 10,000 memories took 1.6 ms and then burned about 100 ms of the other core
+(docs/benchmarks.md, "BLAS threads that spin").
+
+tinmem's products are small, so it runs them on one thread: ``single_threaded()`` lowers
+the BLAS libraries' thread count for the products inside it (through ``threadpoolctl``)
+and restores it when the last of tinmem's threads leaves. A host's own numpy work keeps
+its threads, except while one of tinmem's products runs at the same moment.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+logger = logging.getLogger("openclaw_tinmem")
+
+_lock = threading.Lock()
+_depth = 0  # tinmem threads inside single_threaded() now
+_saved: list[tuple[Callable[[int], Any], int]] = []  # (setter, thread count) to restore
+_libraries: list[Any] | None = None  # the BLAS libraries loaded, found once
+
+
+def _blas_libraries() -> list[Any]:
+    global _libraries
+    if _libraries is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            _libraries = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+        except Exception:  # an unusual platform: products keep BLAS's own threads
+            logger.debug("threadpoolctl could not inspect the BLAS libraries", exc_info=True)
+            _libraries = []
+    return _libraries
+
+
+def _setter(library: Any) -> Callable[[int], Any]:
+    # threadpoolctl >= 3.6 lets only the first thread that limited OpenBLAS change it again
+    # while that thread lives; tinmem changes it from whichever thread runs a product, and
+    # counts those threads itself (below), so it calls the library's own setter.
+    return getattr(library, "_real_set_num_threads", library.set_num_threads)  # type: ignore[no-any-return]
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Matrix products inside run on the calling thread (nestable, thread-safe)."""
+    global _depth
+    with _lock:
+        if _depth == 0:
+            for library in _blas_libraries():
+                count = library.get_num_threads()
+                if count is not None and count > 1:
+                    setter = _setter(library)
+                    setter(1)
+                    _saved.append((setter, count))
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                while _saved:
+                    setter, count = _saved.pop()
+                    setter(count)
+
+
+def matrix_vector(
+    matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """``matrix @ vector`` without BLAS: numpy's own vectorised loop, on this thread, was as
+    fast as OpenBLAS's single-threaded product at 2,000 to 50,000 rows of 384 dimensions."""
+    product: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
+    return product
