@@ -5,6 +5,11 @@
                                pre_model_hook=memory.pre_model_hook,
                                post_model_hook=memory.post_model_hook)
 
+With LangChain's ``create_agent`` (LangChain 1.x; ``pip install 'openclaw-tinmem[langchain]'``),
+one middleware does all three parts below — see ``adapters/langchain_middleware.py``:
+
+    agent = create_agent(model, tools, middleware=[memory.middleware()])
+
 - **Recall**: ``pre_model_hook`` runs before every model call. For a turn's user message it
   calls ``before_prompt_build`` once (the block is kept for the turn's later model calls,
   after tool calls) and hands the model ``llm_input_messages`` in which that message starts
@@ -24,7 +29,8 @@ decides itself what to keep, merges and forgets; the tools are the natural surfa
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import StructuredTool
@@ -32,6 +38,10 @@ from langchain_core.tools import StructuredTool
 from openclaw_tinmem.adapters.binding import MemoryBinding
 from openclaw_tinmem.events import Message, content_text
 
+if TYPE_CHECKING:
+    from openclaw_tinmem.adapters.langchain_middleware import TinmemMiddleware
+
+MessageType = TypeVar("MessageType", bound=BaseMessage)  # LangChain's message union, or one kind
 TURNS_KEPT = 64  # recall blocks remembered, by user message, for a turn's later model calls
 
 
@@ -54,10 +64,17 @@ class LangGraphMemory:
 
     def pre_model_hook(self, state: dict[str, Any]) -> dict[str, Any]:
         """Before a model call: the messages the model sees, with recall added."""
-        messages: list[BaseMessage] = list(state.get("messages", []))
+        return {"llm_input_messages": self.with_recall(state.get("messages", []))}
+
+    def with_recall(self, messages: Sequence[MessageType]) -> list[MessageType]:
+        """A copy of ``messages`` whose last user message starts with the recall block.
+
+        The block is recalled once per user message and reused for the turn's later model
+        calls (after tool calls); the messages given are not changed."""
+        messages = list(messages)
         index = _last_human(messages)
         if index is None:
-            return {"llm_input_messages": messages}
+            return messages
         key = _key(messages[index])
         if key not in self._blocks:
             history = [_as_message(message) for message in messages[:index]]
@@ -71,15 +88,20 @@ class LangGraphMemory:
             messages[index] = original.model_copy(
                 update={"content": f"{block}\n\n{message_text(original)}"}
             )
-        return {"llm_input_messages": messages}
+        return messages
 
     # ----------------------------------------------------------------- capture
 
     def post_model_hook(self, state: dict[str, Any]) -> dict[str, Any]:
         """After a model call: a final answer ends the turn, which goes to capture."""
-        messages: list[BaseMessage] = list(state.get("messages", []))
+        self.capture(state.get("messages", []))
+        return {}
+
+    def capture(self, messages: Sequence[BaseMessage]) -> None:
+        """If the last message is the model's final answer (no tool call pending), hand the
+        turn (the last user message and that answer) to capture; returns at once."""
         if not messages or not isinstance(messages[-1], AIMessage) or messages[-1].tool_calls:
-            return {}
+            return
         index = _last_human(messages)
         if index is not None:
             turn = [
@@ -87,7 +109,13 @@ class LangGraphMemory:
                 Message("assistant", message_text(messages[-1])),
             ]
             self.binding.turn_ended(turn)
-        return {}
+
+    def middleware(self) -> TinmemMiddleware:
+        """Recall, capture and the tools as one middleware for LangChain's ``create_agent``
+        (needs ``pip install 'openclaw-tinmem[langchain]'``)."""
+        from openclaw_tinmem.adapters.langchain_middleware import TinmemMiddleware
+
+        return TinmemMiddleware(self)
 
     # ----------------------------------------------------------------- tools
 
@@ -116,7 +144,7 @@ class LangGraphMemory:
         self.binding.close()
 
 
-def _last_human(messages: list[BaseMessage]) -> int | None:
+def _last_human(messages: Sequence[BaseMessage]) -> int | None:
     return max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
 
 
