@@ -24,6 +24,7 @@ from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, LLMExtractor, RuleExtractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
+from openclaw_tinmem.capture.urgency import urgent
 from openclaw_tinmem.capture.worker import (
     SESSION_KIND,
     CapturePipeline,
@@ -243,7 +244,8 @@ class TinmemPlugin:
                 },
                 created_at=event.ended_at.isoformat(),
             )
-            self.journal.write(record)  # durable before we return: a crash loses nothing
+            with urgent():  # the worker hands back the GIL sooner after each system call
+                self.journal.write(record)  # durable before we return: a crash loses nothing
             self.worker.notify()
         except Exception:
             logger.exception("could not journal the turn for memory capture")
