@@ -46,10 +46,31 @@ def _blas_libraries() -> list[Any]:
 
 
 def _setter(library: Any) -> Callable[[int], Any]:
-    # threadpoolctl >= 3.6 lets only the first thread that limited OpenBLAS change it again
-    # while that thread lives; tinmem changes it from whichever thread runs a product, and
-    # counts those threads itself (below), so it calls the library's own setter.
+    # Recent threadpoolctl (3.8 here) lets only the first thread that limited OpenBLAS change
+    # it again while that thread lives; tinmem changes it from whichever thread runs a
+    # product, and counts those threads itself (below), so it calls the library's own setter.
     return getattr(library, "_real_set_num_threads", library.set_num_threads)  # type: ignore[no-any-return]
+
+
+def _lower() -> None:
+    try:
+        for library in _blas_libraries():
+            count = library.get_num_threads()
+            if count is not None and count > 1:
+                setter = _setter(library)
+                setter(1)
+                _saved.append((setter, count))
+    except Exception:  # never fail a recall over this: the product keeps BLAS's threads
+        logger.debug("could not lower the BLAS thread count", exc_info=True)
+
+
+def _restore() -> None:
+    while _saved:
+        setter, count = _saved.pop()
+        try:
+            setter(count)
+        except Exception:
+            logger.debug("could not restore the BLAS thread count", exc_info=True)
 
 
 @contextmanager
@@ -58,12 +79,7 @@ def single_threaded() -> Iterator[None]:
     global _depth
     with _lock:
         if _depth == 0:
-            for library in _blas_libraries():
-                count = library.get_num_threads()
-                if count is not None and count > 1:
-                    setter = _setter(library)
-                    setter(1)
-                    _saved.append((setter, count))
+            _lower()
         _depth += 1
     try:
         yield
@@ -71,9 +87,7 @@ def single_threaded() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                while _saved:
-                    setter, count = _saved.pop()
-                    setter(count)
+                _restore()
 
 
 def matrix_vector(
