@@ -14,31 +14,24 @@ with the short interval; the worker then hands the GIL over sooner, which is the
 from __future__ import annotations
 
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
+
+from openclaw_tinmem.overrides import ProcessOverride
 
 URGENT_SWITCH_SECONDS = 0.0005
 
-_lock = threading.Lock()
-_depth = 0
-_saved = 0.0
+
+def _shorten() -> float:
+    """Lower the switch interval (never raise one the host set shorter); the host's before."""
+    saved = sys.getswitchinterval()
+    if saved > URGENT_SWITCH_SECONDS:
+        sys.setswitchinterval(URGENT_SWITCH_SECONDS)
+    return saved
 
 
-@contextmanager
-def urgent() -> Iterator[None]:
+_short_interval = ProcessOverride(_shorten, sys.setswitchinterval)
+
+
+def urgent() -> AbstractContextManager[None]:
     """Run the block with a short switch interval (nestable, thread-safe)."""
-    global _depth, _saved
-    with _lock:
-        if _depth == 0:
-            _saved = sys.getswitchinterval()
-            if _saved > URGENT_SWITCH_SECONDS:
-                sys.setswitchinterval(URGENT_SWITCH_SECONDS)
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                sys.setswitchinterval(_saved)
+    return _short_interval.held()

@@ -16,19 +16,18 @@ its threads, except while one of tinmem's products runs at the same moment.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from openclaw_tinmem.overrides import ProcessOverride
+
 logger = logging.getLogger("openclaw_tinmem")
 
-_lock = threading.Lock()
-_depth = 0  # tinmem threads inside single_threaded() now
-_saved: list[tuple[Callable[[int], Any], int]] = []  # (setter, thread count) to restore
+Restorers = list[tuple[Callable[[int], Any], int]]  # (a library's setter, its thread count)
 _libraries: list[Any] | None = None  # the BLAS libraries loaded, found once
 
 
@@ -48,46 +47,39 @@ def _blas_libraries() -> list[Any]:
 def _setter(library: Any) -> Callable[[int], Any]:
     # Recent threadpoolctl (3.8 here) lets only the first thread that limited OpenBLAS change
     # it again while that thread lives; tinmem changes it from whichever thread runs a
-    # product, and counts those threads itself (below), so it calls the library's own setter.
+    # product, and counts those threads itself (overrides.py), so it calls the library's own
+    # setter.
     return getattr(library, "_real_set_num_threads", library.set_num_threads)  # type: ignore[no-any-return]
 
 
-def _lower() -> None:
+def _lower() -> Restorers:
+    saved: Restorers = []
     try:
         for library in _blas_libraries():
             count = library.get_num_threads()
             if count is not None and count > 1:
                 setter = _setter(library)
                 setter(1)
-                _saved.append((setter, count))
+                saved.append((setter, count))
     except Exception:  # never fail a recall over this: the product keeps BLAS's threads
         logger.debug("could not lower the BLAS thread count", exc_info=True)
+    return saved
 
 
-def _restore() -> None:
-    while _saved:
-        setter, count = _saved.pop()
+def _restore(saved: Restorers) -> None:
+    for setter, count in reversed(saved):
         try:
             setter(count)
         except Exception:
             logger.debug("could not restore the BLAS thread count", exc_info=True)
 
 
-@contextmanager
-def single_threaded() -> Iterator[None]:
+_one_thread = ProcessOverride(_lower, _restore)
+
+
+def single_threaded() -> AbstractContextManager[None]:
     """Matrix products inside run on the calling thread (nestable, thread-safe)."""
-    global _depth
-    with _lock:
-        if _depth == 0:
-            _lower()
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                _restore()
+    return _one_thread.held()
 
 
 def matrix_vector(
