@@ -1,6 +1,16 @@
-"""tinmem in a real LangGraph agent, against the scripted model server on 127.0.0.1."""
+"""tinmem in a real LangGraph agent, against the scripted model server on 127.0.0.1.
 
+Each scenario runs with both ways of wiring a ``LangGraphMemory``: LangGraph's
+``create_react_agent`` with ``pre_model_hook``/``post_model_hook``, and LangChain's
+``create_agent`` with ``memory.middleware()`` (adapters/langchain_middleware.py), skipped
+when the langchain extra is not installed.
+"""
+
+import asyncio
+import importlib.util
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -16,22 +26,50 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.testing import FakeLLM, Reply
 
-# LangGraph 1.x deprecates create_react_agent for langchain's create_agent; both call the hooks
+# LangGraph 1.x deprecates create_react_agent for langchain's create_agent; both are tested
 pytestmark = pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
 
-
-@pytest.fixture
-def model_server():  # type: ignore[no-untyped-def]
-    with FakeLLM(default=Reply(raw="Noted.")) as server:
-        yield server
+AgentBuilder = Callable[[LangGraphMemory, FakeLLM], Any]
 
 
-def build_agent(memory: LangGraphMemory, server: FakeLLM):  # type: ignore[no-untyped-def]
-    model = ChatOpenAI(model="scripted", base_url=server.base_url, api_key="test", max_retries=0)
+def model(server: FakeLLM) -> ChatOpenAI:
+    return ChatOpenAI(model="scripted", base_url=server.base_url, api_key="test", max_retries=0)
+
+
+def with_hooks(memory: LangGraphMemory, server: FakeLLM) -> Any:
     return create_react_agent(
-        model, memory.tools(),
+        model(server), memory.tools(),
         pre_model_hook=memory.pre_model_hook, post_model_hook=memory.post_model_hook,
     )  # fmt: skip
+
+
+def with_middleware(memory: LangGraphMemory, server: FakeLLM) -> Any:
+    from langchain.agents import create_agent
+
+    return create_agent(model(server), tools=[], middleware=[memory.middleware()])
+
+
+needs_langchain = pytest.mark.skipif(
+    importlib.util.find_spec("langchain") is None, reason="the langchain extra is not installed"
+)
+
+
+@pytest.fixture(
+    params=[
+        pytest.param(with_hooks, id="hooks"),
+        pytest.param(with_middleware, id="middleware", marks=needs_langchain),
+    ]
+)
+def build_agent(request: pytest.FixtureRequest) -> AgentBuilder:
+    return request.param  # type: ignore[no-any-return]
+
+
+def run(agent: Any, text: str, mode: str) -> dict[str, Any]:
+    """The agent's state after one turn, run with ``invoke`` or ``ainvoke``."""
+    state = {"messages": [HumanMessage(text)]}
+    if mode == "ainvoke":
+        return asyncio.run(agent.ainvoke(state))  # type: ignore[no-any-return]
+    return agent.invoke(state)  # type: ignore[no-any-return]
 
 
 def last_user(request: dict) -> str:  # type: ignore[type-arg]
@@ -39,7 +77,7 @@ def last_user(request: dict) -> str:  # type: ignore[type-arg]
 
 
 def test_a_graph_recalls_what_an_earlier_session_captured_and_is_offered_the_tools(
-    plugin_settings: Settings, make_plugin, model_server: FakeLLM
+    plugin_settings: Settings, make_plugin, model_server: FakeLLM, build_agent: AgentBuilder
 ) -> None:  # type: ignore[no-untyped-def]
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     first = LangGraphMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
@@ -67,8 +105,13 @@ def test_a_graph_recalls_what_an_earlier_session_captured_and_is_offered_the_too
     assert "<agent-experience>" not in last_user(model_server.requests[-1])
 
 
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
 def test_the_graph_calls_a_tinmem_tool_as_its_agent_and_recall_spans_the_tool_call(
-    plugin_settings: Settings, make_plugin, model_server: FakeLLM
+    plugin_settings: Settings,
+    make_plugin,
+    model_server: FakeLLM,
+    build_agent: AgentBuilder,
+    mode: str,
 ) -> None:  # type: ignore[no-untyped-def]
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     memory = LangGraphMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
@@ -82,11 +125,11 @@ def test_the_graph_calls_a_tinmem_tool_as_its_agent_and_recall_spans_the_tool_ca
         Reply(tool_calls=({"name": "memory_store", "arguments": arguments},)),
         Reply(raw="Stored."),
     )
-    state = build_agent(memory, model_server).invoke(
-        {"messages": [HumanMessage("Remember my editor is Helix, and I avoid peanuts.")]}
-    )
+    requests_before = len(model_server.requests)
+    agent = build_agent(memory, model_server)
+    state = run(agent, "Remember my editor is Helix, and I avoid peanuts.", mode)
     assert state["messages"][-1].content == "Stored."
-    first_call, second_call = model_server.requests[-2:]
+    first_call, second_call = model_server.requests[requests_before:]
     assert "peanuts" in last_user(first_call) and last_user(first_call) == last_user(second_call)
     tool_output = [m for m in second_call["messages"] if m["role"] == "tool"]
     assert json.loads(tool_output[0]["content"])["action"] == "created"
@@ -94,3 +137,27 @@ def test_the_graph_calls_a_tinmem_tool_as_its_agent_and_recall_spans_the_tool_ca
     found = json.loads(billing.call_tool("memory_recall", {"query": "which editor"}))
     assert found["results"] == []
     memory.close()
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_the_turn_is_captured_once_when_the_agent_has_answered(
+    plugin_settings: Settings,
+    make_plugin,
+    model_server: FakeLLM,
+    build_agent: AgentBuilder,
+    mode: str,
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    memory = LangGraphMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
+    model_server.script(
+        Reply(tool_calls=({"name": "memory_recall", "arguments": {"query": "milk"}},)),
+        Reply(raw="Noted, oat milk it is."),
+    )
+    run(build_agent(memory, model_server), "Please remember that I only drink oat milk.", mode)
+    memory.close()  # waits for the capture
+
+    stored = plugin.service.store.count(scopes=["agent:support"])
+    assert stored == 1  # one turn captured, not one per model call
+    later = MemoryBinding(plugin, agent_id="support", user_id="ana")
+    found = json.loads(later.call_tool("memory_recall", {"query": "what milk do I drink"}))
+    assert "oat milk" in json.dumps(found["results"])

@@ -18,12 +18,6 @@ from openclaw_tinmem.testing import FakeLLM, Reply  # noqa: E402
 set_tracing_disabled(True)  # the SDK would export traces to OpenAI: nothing leaves loopback
 
 
-@pytest.fixture
-def model_server():  # type: ignore[no-untyped-def]
-    with FakeLLM(default=Reply(raw="Noted.")) as server:
-        yield server
-
-
 def build_agent(memory: AgentsMemory, server: FakeLLM) -> Agent:
     client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
     model = OpenAIChatCompletionsModel(model="scripted", openai_client=client)
