@@ -178,11 +178,12 @@ class MemoryWriter:
         self, prepared: Sequence[Prepared], deadline: Deadline | None = None, actor: str = ""
     ) -> list[WriteOutcome]:
         """Decide for all (one judge call), then re-check and commit all in one write."""
-        items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         candidates = [item.memory for item in prepared]
-        # Token vectors are encoded while the judge decides (an LLM call, when one is set).
+        # Token vectors are encoded while the neighbours are read and the judge decides (an LLM
+        # call, when one is set): the encoder runs outside the GIL, beside this thread's work.
         encode = self.late_interaction.encode
         encoding = self.executor.submit(encode, candidates) if self.executor else None
+        items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         # So is the text the similarity rule would merge each one into (the judge mostly agrees).
         likely = self._likely_merged_texts(items)
         ahead = self.executor.submit(self._embed, likely) if self.executor and likely else None
