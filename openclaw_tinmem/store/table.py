@@ -68,6 +68,7 @@ class MemoryStore:
         self._known_version = 0
         self._version_checked_at: float | None = None
         self.conflicts = 0  # memories a conditional write left out: another writer came first
+        self._schema_of: tuple[Any, pa.Schema] | None = None  # (table, its schema), see below
         with self.write_lock():
             self.table = open_or_create(
                 self.database,
@@ -93,6 +94,15 @@ class MemoryStore:
             self.snapshots.invalidate()
             self._forget_version_check()
 
+    def _table_schema(self) -> pa.Schema:
+        """The stored table's schema. Asking LanceDB takes a millisecond, so it is asked again
+        only for a new table object or after another process committed (which may have
+        migrated the table): ``_published`` forgets it then."""
+        table = self.table
+        if self._schema_of is None or self._schema_of[0] is not table:
+            self._schema_of = (table, table.schema)
+        return self._schema_of[1]
+
     def stored_model(self) -> tuple[str, str]:
         return stored_model(self.table.schema)
 
@@ -112,8 +122,10 @@ class MemoryStore:
         now = time.monotonic()
         checked = self._version_checked_at
         if checked is None or now - checked > self.settings.read_consistency_seconds:
-            self._known_version = int(self.table.version)
-            self._version_checked_at = now
+            version = int(self.table.version)
+            if version != self._known_version:  # another process committed (or first check)
+                self._schema_of = None
+            self._known_version, self._version_checked_at = version, now
         return self._known_version
 
     # ----------------------------------------------------------------- reads
@@ -250,7 +262,7 @@ class MemoryStore:
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)
         ]
-        data = pa.Table.from_pylist(rows, schema=self.table.schema)
+        data = pa.Table.from_pylist(rows, schema=self._table_schema())
         matrix = np.asarray(vectors, dtype=np.float32)
         with self.write_lock():
             ids = [memory.id for memory in memories]
@@ -280,6 +292,7 @@ class MemoryStore:
         self._known_version, self._version_checked_at = version, time.monotonic()
         if version != before + 1:  # another host's commit came first: its rows are unknown
             self.snapshots.invalidate()
+            self._schema_of = None
         elif data is not None or deleted:
             self.snapshots.advance(
                 before, version, lambda old: old.changed(version, data, matrix, deleted)
