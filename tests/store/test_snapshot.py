@@ -33,6 +33,21 @@ def test_search_filters_by_scope_and_orders_by_cosine() -> None:
     assert snapshot.search(query, 5, scopes=["global"], categories=["cases"]) == []
 
 
+def test_rows_come_in_the_order_asked_few_or_many_and_across_chunks() -> None:
+    ids = [f"m{number:03d}" for number in range(60)]
+    snapshot = Snapshot.from_arrow(1, _table(ids[:30], ["global"] * 30, [[1, 0]] * 30), 2)
+    appended = _table(ids[30:], ["user:x"] * 30, [[0, 1]] * 30)
+    vectors = np.array([[0, 1]] * 30, dtype=np.float32)
+    snapshot = snapshot.changed(2, appended.drop_columns(["vector"]), vectors, [])
+    assert snapshot.records.column("id").num_chunks == 2
+    few = ["m045", "missing", "m003", "m031"]  # slices, one per row
+    assert [row["id"] for row in snapshot.rows(few)] == ["m045", "m003", "m031"]
+    many = [*reversed(ids), "missing"]  # more than FEW_ROWS: one take
+    rows = snapshot.rows(many)
+    assert [row["id"] for row in rows] == list(reversed(ids))
+    assert rows[0]["scope"] == "user:x" and rows[-1]["scope"] == "global"
+
+
 def test_changing_a_snapshot_equals_reloading_it() -> None:
     loads: list[int] = []
 
