@@ -114,7 +114,8 @@ class Snapshot:
         """The records of the given ids that exist, in the given order."""
         found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
         if len(found) > FEW_ROWS:  # a recall's candidates: one take
-            return self.records.take(found).to_pylist()
+            rows: list[dict[str, Any]] = self.records.take(found).to_pylist()
+            return rows
         # One zero-copy slice per row: ``take`` over records that appends split into many
         # chunks costs half a millisecond or more even for one row, a slice a few µs (a
         # slice per row passes a take at about 20 rows).
