@@ -106,3 +106,25 @@ async def test_a_broken_tool_call_is_an_error_the_model_reads_not_an_exception(
     tool_output = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
     assert "error" in json.loads(tool_output[0]["content"])
     memory.close()
+
+
+def test_run_sync_recalls_and_captures_as_run_does(
+    plugin_settings: Settings, make_plugin, model_server: FakeLLM
+) -> None:  # type: ignore[no-untyped-def]
+    """The README's form: ``Runner.run_sync`` with the same run config and hooks."""
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    first = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
+    Runner.run_sync(
+        build_agent(first, model_server), "Please remember that I am allergic to peanuts.",
+        run_config=first.run_config(), hooks=first.hooks(),
+    )  # fmt: skip
+    first.close()  # waits for the capture
+    second = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
+    result = Runner.run_sync(
+        build_agent(second, model_server), "Can you suggest a snack for me?",
+        run_config=second.run_config(), hooks=second.hooks(),
+    )  # fmt: skip
+    second.close()
+    assert result.final_output == "Noted."
+    _, user = system_and_user(model_server.requests[-1])
+    assert "<agent-experience>" in user and "peanuts" in user
