@@ -121,6 +121,10 @@ class Snapshot:
         # slice per row passes a take at about 20 rows).
         return [self.records.slice(position, 1).to_pylist()[0] for position in found]
 
+    def stored(self, memory_ids: Sequence[str]) -> set[str]:
+        """Which of these ids this snapshot holds."""
+        return {i for i in memory_ids if self._position(i) is not None}
+
     def vectors_of(self, memory_ids: Sequence[str]) -> list[Vector]:
         found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
         return [self.buffer.data[position] for position in found]

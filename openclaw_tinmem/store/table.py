@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -266,47 +267,44 @@ class MemoryStore:
         matrix = np.asarray(vectors, dtype=np.float32)
         with self.write_lock():
             ids = [memory.id for memory in memories]
-            stored = {row["id"] for row in self.snapshot().rows(ids)}
+            stored = self.snapshot().stored(ids)
             exclusive = self.settings.is_local_store()  # under its file lock
             commits, conflicted = write_rows(
                 self.table, data, stored, expected, exclusive=exclusive
             )
             self.conflicts += len(conflicted)
             for commit in commits:
-                rows = pa.array(commit.rows, type=pa.int64())
-                self._published(commit.version, data.take(rows), matrix[commit.rows])
+                written = data.take(pa.array(commit.rows, type=pa.int64()))
+                change = partial(
+                    Snapshot.changed, version=commit.version, upserted=written,
+                    vectors=matrix[commit.rows], deleted=(),
+                )  # fmt: skip
+                self._published(commit.version, change)
             if commits:
                 self._after_write()
             return conflicted
 
     def _published(
-        self,
-        version: int,
-        data: pa.Table | None = None,
-        matrix: Matrix | None = None,
-        deleted: Sequence[str] = (),
+        self, version: int, change: Callable[[Snapshot], Snapshot] | None = None
     ) -> None:
         """Apply this process's commit (``version``, made on top of the snapshot's) to the
-        in-process copy; when other writers committed in between, the copy reloads instead."""
+        in-process copy by ``change`` (None: rows unchanged); when other writers committed
+        in between, the copy reloads instead."""
         before = self._known_version
         self._known_version, self._version_checked_at = version, time.monotonic()
         if version != before + 1:  # another host's commit came first: its rows are unknown
             self.snapshots.invalidate()
             self._schema_of = None
-        elif data is not None or deleted:
-            self.snapshots.advance(
-                before, version, lambda old: old.changed(version, data, matrix, deleted)
-            )
         else:
-            self.snapshots.advance(before, version)
+            self.snapshots.advance(before, version, change)
 
     def delete(self, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
         with self.write_lock():
             self.current_version()
-            result = self.table.delete(build_filter(ids=memory_ids))
-            self._published(int(result.version), deleted=memory_ids)
+            version = int(self.table.delete(build_filter(ids=memory_ids)).version)
+            self._published(version, lambda old: old.changed(version, None, None, memory_ids))
             self._after_write()
 
     def rename_scope(self, old: str, new: str) -> int:
@@ -328,7 +326,7 @@ class MemoryStore:
             return
         when = when or datetime.now(UTC)
         with self.write_lock():
-            before = self.current_version()
+            self.current_version()
             result = self.table.update(
                 where=build_filter(ids=memory_ids),
                 values_sql={
@@ -337,13 +335,7 @@ class MemoryStore:
                 },
             )
             after = int(result.version)
-            self._known_version, self._version_checked_at = after, time.monotonic()
-            if after == before + 1:
-                self.snapshots.advance(
-                    before, after, lambda old: old.touched(after, memory_ids, when)
-                )
-            else:  # another host committed in between
-                self.snapshots.invalidate()
+            self._published(after, lambda old: old.touched(after, memory_ids, when))
             self._after_write()
 
     def record(self, events: Sequence[HistoryEvent]) -> None:
