@@ -98,7 +98,7 @@ class MemoryStore:
     def _table_schema(self) -> pa.Schema:
         """The stored table's schema. Asking LanceDB takes a millisecond, so it is asked again
         only for a new table object or after another process committed (which may have
-        migrated the table): ``_published`` forgets it then."""
+        migrated the table): ``current_version`` and ``_published`` forget it then."""
         table = self.table
         if self._schema_of is None or self._schema_of[0] is not table:
             self._schema_of = (table, table.schema)
