@@ -110,9 +110,13 @@ class Snapshot:
         # Positions are shared with later snapshots: ignore rows this snapshot cannot see.
         return position if position is not None and position < self.size else None
 
+    def _positions(self, memory_ids: Sequence[str]) -> list[int]:
+        """The positions of those of these ids this snapshot holds, in the given order."""
+        return [p for p in (self._position(i) for i in memory_ids) if p is not None]
+
     def rows(self, memory_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records of the given ids that exist, in the given order."""
-        found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        found = self._positions(memory_ids)
         if len(found) > FEW_ROWS:  # a recall's candidates: one take
             rows: list[dict[str, Any]] = self.records.take(found).to_pylist()
             return rows
@@ -126,7 +130,7 @@ class Snapshot:
         return {i for i in memory_ids if self._position(i) is not None}
 
     def vectors_of(self, memory_ids: Sequence[str]) -> list[Vector]:
-        found = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        found = self._positions(memory_ids)
         return [self.buffer.data[position] for position in found]
 
     def live_records(self) -> pa.Table:
@@ -230,7 +234,7 @@ class Snapshot:
     ) -> Snapshot:
         """This snapshot after a commit that upserted ``upserted`` rows and deleted ``deleted``."""
         new_ids = upserted.column("id").to_pylist() if upserted is not None else []
-        stale = [p for p in (self._position(i) for i in [*deleted, *new_ids]) if p is not None]
+        stale = self._positions([*deleted, *new_ids])
         alive = self.alive.copy()
         alive[stale] = False
         positions = self.positions if not stale else dict(self.positions)  # shared when append-only
@@ -260,7 +264,7 @@ class Snapshot:
 
     def touched(self, version: int, memory_ids: Sequence[str], when: datetime) -> Snapshot:
         """This snapshot with the access statistics of ``memory_ids`` bumped, as the table was."""
-        rows = [p for p in (self._position(i) for i in memory_ids) if p is not None]
+        rows = self._positions(memory_ids)
         counts = self.records.column("access_count").to_numpy(zero_copy_only=False).copy()
         counts[rows] += 1
         accessed = self.records.column("last_accessed_at").to_pylist()
