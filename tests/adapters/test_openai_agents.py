@@ -1,6 +1,8 @@
 """tinmem in the real OpenAI Agents SDK, against the scripted model server on 127.0.0.1."""
 
+import asyncio
 import json
+from typing import Any
 
 import pytest
 
@@ -31,13 +33,21 @@ def system_and_user(request: dict) -> tuple[str, str]:  # type: ignore[type-arg]
     return system, user if isinstance(user, str) else json.dumps(user)
 
 
-async def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_the_tools(
-    plugin_settings: Settings, make_plugin, model_server: FakeLLM
+def run(mode: str, agent: Agent, text: str, **options: Any) -> Any:
+    """One turn with ``Runner.run`` (on a new event loop) or ``Runner.run_sync``."""
+    if mode == "run_sync":  # the README's form
+        return Runner.run_sync(agent, text, **options)
+    return asyncio.run(Runner.run(agent, text, **options))
+
+
+@pytest.mark.parametrize("mode", ["run", "run_sync"])
+def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_the_tools(
+    plugin_settings: Settings, make_plugin, model_server: FakeLLM, mode: str
 ) -> None:  # type: ignore[no-untyped-def]
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     first = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
-    await Runner.run(
-        build_agent(first, model_server), "Please remember that I am allergic to peanuts.",
+    run(
+        mode, build_agent(first, model_server), "Please remember that I am allergic to peanuts.",
         run_config=first.run_config(), hooks=first.hooks(),
     )  # fmt: skip
     first.close()  # ends the session: waits for the capture
@@ -45,8 +55,8 @@ async def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_
     assert {"memory_recall", "memory_store", "memory_forget", "memory_update"} <= offered
 
     second = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
-    result = await Runner.run(
-        build_agent(second, model_server), "Can you suggest a snack for me?",
+    result = run(
+        mode, build_agent(second, model_server), "Can you suggest a snack for me?",
         run_config=second.run_config(), hooks=second.hooks(),
     )  # fmt: skip
     assert result.final_output == "Noted."
@@ -55,8 +65,8 @@ async def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_
     assert user.rstrip().endswith("Can you suggest a snack for me?")
 
     other = AgentsMemory(MemoryBinding(plugin, agent_id="billing"))  # another agent: nothing
-    await Runner.run(
-        build_agent(other, model_server), "Can you suggest a snack for me?",
+    run(
+        mode, build_agent(other, model_server), "Can you suggest a snack for me?",
         run_config=other.run_config(),
     )  # fmt: skip
     assert "<agent-experience>" not in system_and_user(model_server.requests[-1])[1]
@@ -106,25 +116,3 @@ async def test_a_broken_tool_call_is_an_error_the_model_reads_not_an_exception(
     tool_output = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
     assert "error" in json.loads(tool_output[0]["content"])
     memory.close()
-
-
-def test_run_sync_recalls_and_captures_as_run_does(
-    plugin_settings: Settings, make_plugin, model_server: FakeLLM
-) -> None:  # type: ignore[no-untyped-def]
-    """The README's form: ``Runner.run_sync`` with the same run config and hooks."""
-    plugin: TinmemPlugin = make_plugin(plugin_settings)
-    first = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
-    Runner.run_sync(
-        build_agent(first, model_server), "Please remember that I am allergic to peanuts.",
-        run_config=first.run_config(), hooks=first.hooks(),
-    )  # fmt: skip
-    first.close()  # waits for the capture
-    second = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
-    result = Runner.run_sync(
-        build_agent(second, model_server), "Can you suggest a snack for me?",
-        run_config=second.run_config(), hooks=second.hooks(),
-    )  # fmt: skip
-    second.close()
-    assert result.final_output == "Noted."
-    _, user = system_and_user(model_server.requests[-1])
-    assert "<agent-experience>" in user and "peanuts" in user
