@@ -9,7 +9,9 @@ as separate hosts would have) write to one store — first on a real S3 server (
 the one shared profile memory, so the hosts' merges meet. After every write it times a
 recall. Reported, side by side: writes per second over the run, recall p50/p95 while the
 others write, lost writes (acknowledged but not stored, or profile facts missing from the
-profile), duplicate ids, and conflicting merges that were read, decided and retried again.
+profile), duplicate ids, conflicting merges that were read, decided and retried again, and
+writes refused after losing every retry (``StoreError``: the caller is told, nothing is
+written; a captured turn stays in the journal and is tried again later).
 
 The same run kills one writer with SIGKILL in the middle of its writes (``--kill-after``
 seconds after it starts) and checks that everything it acknowledged before dying is stored.
@@ -35,6 +37,7 @@ from benchmarks.s3_server import create_bucket, start_moto, storage_options
 WRITER = """
 import json, sys, time
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import StoreError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 
@@ -43,20 +46,25 @@ host, count = sys.argv[2], int(sys.argv[3])
 service = MemoryService.from_settings(settings)
 print(json.dumps({"ready": host}), flush=True)
 sys.stdin.readline()  # every host starts writing at once
-recalls = []
+recalls, refused = [], 0
 for number in range(count):
-    if number % 3 == 2:
+    profile = number % 3 == 2
+    if profile:
         text = f"Profile note from host {host}: the user's item {number} is a {host}{number} thing"
-        outcome = service.remember(text, Category.PROFILE)
     else:
         text = f"Host {host} shipped release {number} of the billing service today"
-        outcome = service.remember(text, Category.EVENTS)
+    try:
+        outcome = service.remember(text, Category.PROFILE if profile else Category.EVENTS)
+    except StoreError:  # lost every retry to other hosts: the caller is told, nothing written
+        refused += 1
+        continue
     print(json.dumps({"stored": outcome.memory.id, "text": text,
                       "action": outcome.action.value}), flush=True)
     started = time.perf_counter()
     service.recall(f"which release of the billing service did host {host} ship")
     recalls.append((time.perf_counter() - started) * 1000)
-print(json.dumps({"recalls": recalls, "conflicts": service.store.conflicts}), flush=True)
+print(json.dumps({"recalls": recalls, "conflicts": service.store.conflicts, "refused": refused}),
+      flush=True)
 service.close()
 """
 
@@ -126,10 +134,12 @@ def run_case(location: str, options: dict[str, str], writers: int, writes: int) 
     acknowledged = [item for lines in outputs for item in lines if "stored" in item]
     recalls = [value for lines in outputs for item in lines for value in item.get("recalls", [])]
     conflicts = sum(item.get("conflicts", 0) for lines in outputs for item in lines)
+    refused = sum(item.get("refused", 0) for lines in outputs for item in lines)
     return {
         "writers": writers, "writes": len(acknowledged),
         "writes_per_second": round(len(acknowledged) / elapsed, 2),
         "recall_ms": percentiles(recalls), "conflicts_retried": conflicts,
+        "writes_refused": refused,
         **_check(settings, acknowledged),
     }  # fmt: skip
 

@@ -71,6 +71,11 @@ class LanceReader:
             rows = dataset.to_table(columns=list(columns), filter=where).to_pylist()
         return rows
 
+    def dataset(self, version: int) -> Any:
+        """The Lance dataset at ``version`` (the latest if that one is gone); None when the
+        table has none or it cannot be opened now."""
+        return self._dataset_at(self._table(), version)
+
     def _dataset_at(self, table: Any, version: int) -> Any:
         """The dataset at ``version`` (the latest if that one is gone); None: ask LanceDB."""
         if not isinstance(table, LanceTable):
@@ -83,7 +88,8 @@ class LanceReader:
                         dataset = dataset.checkout_version(version)
                     except OSError:  # that version is gone (pruned): read the latest
                         dataset = table.to_lance()
-            except OSError:  # the dataset cannot be opened now: LanceDB may still answer
+            except (OSError, ValueError):  # cannot be opened now (Lance raises ValueError
+                # for some I/O errors of an object store): LanceDB may still answer
                 logger.debug("reading through LanceDB: no Lance dataset", exc_info=True)
                 return None
             self._dataset = dataset

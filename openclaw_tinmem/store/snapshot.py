@@ -3,7 +3,8 @@
 Memory stores are small (thousands to a few hundred thousand rows), where exact search over a
 float32 matrix beats any ANN index in both latency and recall. The copy is keyed by the table
 version: a commit made by this process (under the write lock, so nothing else can interleave)
-is applied to the copy directly; any other change makes the next read reload it.
+is applied to the copy directly; another process's commit is read from the table, only what
+changed where Lance can tell (``store.catch_up``), the whole table otherwise.
 
 Applying a commit is append-only, so its cost does not grow with the table: new and rewritten
 rows are appended, a rewritten or deleted row's old position is marked dead. Vectors live in a
@@ -68,8 +69,21 @@ class VectorBuffer:
 
 
 @dataclass(frozen=True)
+class FragmentState:
+    """One Lance fragment's data files and deletion file, as text to compare versions by."""
+
+    files: str
+    deletions: str
+
+
+@dataclass(frozen=True)
 class Snapshot:
-    """The rows of one table version: records (no vectors), vectors and filter codes."""
+    """The rows of one table version: records (no vectors), vectors and filter codes.
+
+    ``addresses`` are the rows' Lance row addresses (-1 for rows this process appended by
+    ``changed``, whose address it does not learn) and ``fragments`` the fragments they were
+    read from (None: rows that came another way, which a catch-up cannot start from).
+    """
 
     version: int
     records: pa.Table
@@ -80,15 +94,20 @@ class Snapshot:
     category_codes: IntArray
     vocabulary: dict[str, int]
     positions: dict[str, int]
+    addresses: IntArray
+    fragments: dict[int, FragmentState] | None = None
 
     @classmethod
-    def from_arrow(cls, version: int, table: pa.Table, dimension: int) -> Snapshot:
-        vectors = table.column("vector").combine_chunks()
-        if len(vectors):
-            values = vectors.flatten().to_numpy(zero_copy_only=False)
-            matrix = np.ascontiguousarray(values, dtype=np.float32).reshape(-1, dimension)
-        else:
-            matrix = np.zeros((0, dimension), dtype=np.float32)
+    def from_arrow(
+        cls,
+        version: int,
+        table: pa.Table,
+        dimension: int,
+        *,
+        addresses: IntArray | None = None,
+        fragments: dict[int, FragmentState] | None = None,
+    ) -> Snapshot:
+        matrix = cls.matrix_of(table, dimension)
         records = table.drop_columns(["vector"]).combine_chunks()
         vocabulary: dict[str, int] = {}
         ids = records.column("id").to_pylist()
@@ -99,7 +118,18 @@ class Snapshot:
             category_codes=_codes(records.column("category").to_pylist(), vocabulary),
             vocabulary=vocabulary,
             positions={memory_id: position for position, memory_id in enumerate(ids)},
+            addresses=addresses if addresses is not None else np.full(len(ids), -1, np.int64),
+            fragments=fragments,
         )  # fmt: skip
+
+    @staticmethod
+    def matrix_of(table: pa.Table, dimension: int) -> Matrix:
+        """The ``vector`` column as a float32 matrix."""
+        vectors = table.column("vector").combine_chunks()
+        if not len(vectors):
+            return np.zeros((0, dimension), dtype=np.float32)
+        values = vectors.flatten().to_numpy(zero_copy_only=False)
+        return np.ascontiguousarray(values, dtype=np.float32).reshape(-1, dimension)
 
     @property
     def matrix(self) -> Matrix:
@@ -231,8 +261,11 @@ class Snapshot:
         upserted: pa.Table | None,
         vectors: Matrix | None,
         deleted: Sequence[str],
+        *,
+        addresses: IntArray | None = None,
     ) -> Snapshot:
-        """This snapshot after a commit that upserted ``upserted`` rows and deleted ``deleted``."""
+        """This snapshot after a commit that upserted ``upserted`` rows and deleted ``deleted``
+        (``addresses``: the upserted rows' row addresses, when read from the table)."""
         new_ids = upserted.column("id").to_pylist() if upserted is not None else []
         stale = self._positions([*deleted, *new_ids])
         alive = self.alive.copy()
@@ -242,6 +275,7 @@ class Snapshot:
             positions.pop(memory_id, None)
         records, buffer = self.records, self.buffer
         scope_codes, category_codes = self.scope_codes, self.category_codes
+        row_addresses = self.addresses
         if upserted is not None and vectors is not None and len(new_ids):
             rows = upserted.select(records.column_names).cast(records.schema)
             records = pa.concat_tables([records, rows])
@@ -251,6 +285,8 @@ class Snapshot:
                 buffer = VectorBuffer(self.matrix)
             buffer = buffer.append(np.asarray(vectors, dtype=np.float32))
             alive = np.concatenate([alive, np.ones(len(new_ids), dtype=bool)])
+            appended = addresses if addresses is not None else np.full(len(new_ids), -1)
+            row_addresses = np.concatenate([row_addresses, appended.astype(np.int64)])
             scope_codes = np.concatenate(
                 [scope_codes, _codes(rows.column("scope").to_pylist(), self.vocabulary)]
             )
@@ -260,7 +296,8 @@ class Snapshot:
             for offset, memory_id in enumerate(new_ids):
                 positions[memory_id] = self.size + offset
         return Snapshot(version, records, buffer, self.size + len(new_ids), alive, scope_codes,
-                        category_codes, self.vocabulary, positions)  # fmt: skip
+                        category_codes, self.vocabulary, positions, row_addresses,
+                        self.fragments)  # fmt: skip
 
     def touched(self, version: int, memory_ids: Sequence[str], when: datetime) -> Snapshot:
         """This snapshot with the access statistics of ``memory_ids`` bumped, as the table was."""
@@ -282,11 +319,14 @@ class Snapshot:
 
 
 class SnapshotCache:
-    """Keeps a Snapshot in step with the table version."""
+    """Keeps a Snapshot in step with the table version.
 
-    def __init__(self, load: Callable[[], tuple[int, pa.Table]], dimension: int) -> None:
+    ``load(previous, version)`` gives the snapshot of ``version``, from ``previous`` (the one
+    held, possibly None) when it can (``store.catch_up``).
+    """
+
+    def __init__(self, load: Callable[[Snapshot | None, int], Snapshot]) -> None:
         self._load = load
-        self._dimension = dimension
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
 
@@ -296,8 +336,8 @@ class SnapshotCache:
             return snapshot
         with self._lock:
             if self._snapshot is None or self._snapshot.version != current_version:
-                version, table = self._load()
-                self._snapshot = Snapshot.from_arrow(version, table, self._dimension)
+                loaded = self._load(self._snapshot, current_version)
+                self._snapshot = loaded if not _sparse(loaded) else self._load(None, loaded.version)
             return self._snapshot
 
     def latest(self) -> Snapshot | None:
@@ -312,14 +352,17 @@ class SnapshotCache:
     ) -> None:
         """Apply the commit ``before`` -> ``after`` this process just made (None: rows unchanged).
 
-        A snapshot of any other version is dropped and reloaded on the next read.
+        A snapshot of any other version is kept as it is: the next read brings it up to date.
         """
         with self._lock:
             snapshot = self._snapshot
             if snapshot is None or snapshot.version != before:
-                self._snapshot = None
                 return
             changed = change(snapshot) if change else replace(snapshot, version=after)
-            dead = changed.size - int(changed.alive.sum())
             # Rewritten rows leave dead positions behind; past a quarter, reload compactly.
-            self._snapshot = None if dead > max(MAX_DEAD_ROWS, changed.size // 4) else changed
+            self._snapshot = None if _sparse(changed) else changed
+
+
+def _sparse(snapshot: Snapshot) -> bool:
+    dead = snapshot.size - int(snapshot.alive.sum())
+    return dead > max(MAX_DEAD_ROWS, snapshot.size // 4)

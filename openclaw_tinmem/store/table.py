@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -17,6 +18,7 @@ import pyarrow as pa
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix, Vector
 from openclaw_tinmem.models import Category, Memory
+from openclaw_tinmem.store.catch_up import SNAPSHOT_COLUMNS, catch_up, load_whole
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
 from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
@@ -79,8 +81,9 @@ class MemoryStore:
                 verify_model=verify_model,
             )
             self.history = HistoryLog(self.database)
-        self.snapshots = SnapshotCache(self._load_snapshot, dimension)
         self.reader = LanceReader(lambda: self.table)
+        self.snapshots = SnapshotCache(self._load_snapshot)
+        self.snapshot_loads: Counter[str] = Counter()  # "whole" and "caught up" (benchmarks)
 
     # ----------------------------------------------------------------- setup
 
@@ -233,10 +236,20 @@ class MemoryStore:
         version = self.current_version()
         return self.reader.text_search("search_text", text, limit, where=where, version=version)
 
-    def _load_snapshot(self) -> tuple[int, pa.Table]:
-        version = self.table.version
-        columns = [*MEMORY_COLUMNS, "vector"]
-        return version, self.table.search().select(columns).limit(None).to_arrow()
+    def _load_snapshot(self, previous: Snapshot | None, version: int) -> Snapshot:
+        """The snapshot of ``version``: ``previous`` caught up where Lance tells what changed,
+        else the whole table (through LanceDB when the table has no Lance dataset)."""
+        dataset = self.reader.dataset(version)
+        if dataset is None:
+            self.snapshot_loads["whole"] += 1
+            version = self.table.version
+            table = self.table.search().select(SNAPSHOT_COLUMNS).limit(None).to_arrow()
+            return Snapshot.from_arrow(version, table, self.dimension)
+        if previous is not None and (caught_up := catch_up(previous, dataset)) is not None:
+            self.snapshot_loads["caught up"] += 1
+            return caught_up
+        self.snapshot_loads["whole"] += 1
+        return load_whole(dataset, self.dimension)
 
     # ----------------------------------------------------------------- writes
 
@@ -292,8 +305,7 @@ class MemoryStore:
         in between, the copy reloads instead."""
         before = self._known_version
         self._known_version, self._version_checked_at = version, time.monotonic()
-        if version != before + 1:  # another host's commit came first: its rows are unknown
-            self.snapshots.invalidate()
+        if version != before + 1:  # another host's commit came first: the next read catches up
             self._schema_of = None
         else:
             self.snapshots.advance(before, version, change)

@@ -230,3 +230,13 @@ def test_object_storage_benchmark_checks_every_acknowledged_write(tmp_path: Path
 
     case = run_case(str(tmp_path / "db"), {}, writers=1, writes=3)
     assert (case["writes"], case["lost_writes"], case["duplicate_ids"]) == (3, 0, 0)
+
+
+def test_shared_store_benchmark_times_recalls_after_another_writers_commits(
+    tmp_path: Path, model_settings: Settings
+) -> None:
+    from benchmarks.shared_store import run
+
+    result = run(model_settings, memories=60, rounds=3, root=tmp_path)
+    assert result["reader_snapshot_loads"] == {"whole": 1, "caught up": 3}
+    assert result["recall_after_a_foreign_commit_ms"]["p50"] > 0

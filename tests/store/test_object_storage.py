@@ -9,45 +9,18 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from benchmarks.s3_server import (
-    MOTO_SERVER,
-    ForgetfulProxy,
-    create_bucket,
-    start_moto,
-)
+from benchmarks.s3_server import MOTO_SERVER, ForgetfulProxy
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import StoreError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.store.lease import Lease
 
 pytestmark = pytest.mark.skipif(not Path(MOTO_SERVER).exists(), reason="moto is not installed")
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    server, endpoint = start_moto()
-    yield endpoint
-    server.terminate()
-    server.wait(timeout=10)
-
-
-@pytest.fixture
-def s3_settings(s3_endpoint: str, settings: Settings, request: pytest.FixtureRequest) -> Settings:
-    bucket = "tinmem-" + request.node.name.lower().replace("_", "-")[:40].strip("-")
-    create_bucket(s3_endpoint, bucket)
-    return settings.model_copy(
-        update={  # the named options for the server, credentials as raw storage options
-            "db_path": f"s3://{bucket}/memory", "storage_endpoint": s3_endpoint,
-            "storage_region": "us-east-1", "storage_allow_http": True,
-            "storage_options": {"aws_access_key_id": "test", "aws_secret_access_key": "test"},
-        }
-    )  # fmt: skip
 
 
 def test_a_store_on_s3_remembers_recalls_updates_and_forgets(

@@ -1,0 +1,111 @@
+"""Load the in-process snapshot from a Lance dataset, or bring it up to a later version by
+reading only what changed there.
+
+A merge-insert, update or delete leaves the table's data files as they are: the rows it
+removes or rewrites are marked in a deletion file of their fragment, and the rows it writes
+go to new fragments. So from one version to a later one, what changed is (a) the fragments
+that are new, read whole, and (b) the fragments whose deletion file changed, of which only
+the addresses of the surviving rows are read. Whatever else happened in between — a fragment
+gone or its data files rewritten (compaction, a new column, an overwrite) — and the snapshot
+is loaded whole, as it is on first use. This is what keeps a reader cheap while other
+processes or hosts write to the same table: the commit of one captured turn costs the
+readers a few rows, not the table.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from openclaw_tinmem.store.schema import MEMORY_COLUMNS
+from openclaw_tinmem.store.snapshot import FragmentState, IntArray, Snapshot
+
+ADDRESS = "_rowaddr"  # Lance's row address: fragment id << 32 | row offset
+SNAPSHOT_COLUMNS = [*MEMORY_COLUMNS, "vector"]
+# New fragments holding more than this share of the snapshot's rows: a whole load is as cheap
+CATCH_UP_MAX_SHARE = 0.5
+
+
+def fragment_states(dataset: Any) -> dict[int, FragmentState]:
+    """Each fragment's data files and deletion file, as comparable text, by fragment id."""
+    states = {}
+    for fragment in dataset.get_fragments():
+        metadata = fragment.metadata.to_json()
+        states[int(metadata["id"])] = FragmentState(
+            files=json.dumps(metadata["files"], sort_keys=True),
+            deletions=json.dumps(metadata["deletion_file"], sort_keys=True),
+        )
+    return states
+
+
+def load_whole(dataset: Any, dimension: int) -> Snapshot:
+    """Every row of the dataset's version, with the row addresses a later catch-up needs."""
+    table = dataset.to_table(columns=SNAPSHOT_COLUMNS, with_row_address=True)
+    addresses = _addresses(table)
+    return Snapshot.from_arrow(
+        int(dataset.version),
+        table.drop_columns([ADDRESS]),
+        dimension,
+        addresses=addresses,
+        fragments=fragment_states(dataset),
+    )
+
+
+def catch_up(snapshot: Snapshot, dataset: Any) -> Snapshot | None:
+    """``snapshot`` moved to the dataset's version by what changed, or None when only a whole
+    load can tell (see the module's docstring)."""
+    before = snapshot.fragments
+    if before is None:
+        return None
+    after = fragment_states(dataset)
+    for fragment_id, state in before.items():
+        if fragment_id not in after or after[fragment_id].files != state.files:
+            return None
+    fragments = {fragment.fragment_id: fragment for fragment in dataset.get_fragments()}
+    new = [fragments[i] for i in after if i not in before]
+    thinned = [fragments[i] for i in after if i in before and after[i] != before[i]]
+    live = int(snapshot.alive[: snapshot.size].sum())
+    if sum(fragment.count_rows() for fragment in new) > max(1, live) * CATCH_UP_MAX_SHARE:
+        return None
+    gone = _gone(snapshot, thinned)
+    version = int(dataset.version)
+    if not new:
+        return replace(snapshot.changed(version, None, None, gone), fragments=after)
+    scanner = dataset.scanner(columns=SNAPSHOT_COLUMNS, fragments=new, with_row_address=True)
+    table = scanner.to_table()
+    vectors = Snapshot.matrix_of(table, snapshot.matrix.shape[1])
+    records = table.drop_columns(["vector", ADDRESS])
+    changed = snapshot.changed(version, records, vectors, gone, addresses=_addresses(table))
+    return replace(changed, fragments=after)
+
+
+def _addresses(table: pa.Table) -> IntArray:
+    addresses: IntArray = table.column(ADDRESS).to_numpy().astype(np.int64)
+    return addresses
+
+
+def _gone(snapshot: Snapshot, thinned: list[Any]) -> list[str]:
+    """Ids of live rows that left: rows of thinned fragments whose address no longer reads,
+    and rows this process appended itself (address unknown; new fragments hold them if they
+    are still there)."""
+    size = snapshot.size
+    addresses = snapshot.addresses[:size]
+    leaving = snapshot.alive[:size] & (addresses < 0)
+    if thinned:
+        surviving = np.concatenate(
+            [
+                fragment.to_table(columns=[], with_row_address=True)
+                .column(ADDRESS)
+                .to_numpy()
+                .astype(np.int64)
+                for fragment in thinned
+            ]
+        )
+        in_thinned = np.isin(addresses >> 32, [fragment.fragment_id for fragment in thinned])
+        leaving |= snapshot.alive[:size] & in_thinned & ~np.isin(addresses, surviving)
+    identifiers = snapshot.records.column("id")
+    return [identifiers[int(position)].as_py() for position in np.flatnonzero(leaving)]
