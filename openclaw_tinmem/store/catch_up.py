@@ -15,12 +15,15 @@ readers a few rows, not the table.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from openclaw_tinmem.store.lance_reader import LanceReader
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS
 from openclaw_tinmem.store.snapshot import FragmentState, IntArray, Snapshot
 
@@ -28,6 +31,31 @@ ADDRESS = "_rowaddr"  # Lance's row address: fragment id << 32 | row offset
 SNAPSHOT_COLUMNS = [*MEMORY_COLUMNS, "vector"]
 # New fragments holding more than this share of the snapshot's rows: a whole load is as cheap
 CATCH_UP_MAX_SHARE = 0.5
+
+
+class SnapshotLoader:
+    """Gives ``SnapshotCache`` the snapshot of a version: the previous one caught up where
+    Lance tells what changed, else the whole table (through LanceDB for a table without a
+    Lance dataset). ``loads`` counts both ("whole", "caught up")."""
+
+    def __init__(self, table: Callable[[], Any], reader: LanceReader, dimension: int) -> None:
+        self._table = table
+        self._reader = reader
+        self._dimension = dimension
+        self.loads: Counter[str] = Counter()
+
+    def __call__(self, previous: Snapshot | None, version: int) -> Snapshot:
+        dataset = self._reader.dataset(version)
+        if dataset is None:
+            self.loads["whole"] += 1
+            table = self._table()
+            rows = table.search().select(SNAPSHOT_COLUMNS).limit(None).to_arrow()
+            return Snapshot.from_arrow(table.version, rows, self._dimension)
+        if previous is not None and (caught_up := catch_up(previous, dataset)) is not None:
+            self.loads["caught up"] += 1
+            return caught_up
+        self.loads["whole"] += 1
+        return load_whole(dataset, self._dimension)
 
 
 def fragment_states(dataset: Any) -> dict[int, FragmentState]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -18,7 +17,7 @@ import pyarrow as pa
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix, Vector
 from openclaw_tinmem.models import Category, Memory
-from openclaw_tinmem.store.catch_up import SNAPSHOT_COLUMNS, catch_up, load_whole
+from openclaw_tinmem.store.catch_up import SnapshotLoader
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
 from openclaw_tinmem.store.conditional import timestamp_literal, write_rows
 from openclaw_tinmem.store.filters import build_filter
@@ -82,8 +81,9 @@ class MemoryStore:
             )
             self.history = HistoryLog(self.database)
         self.reader = LanceReader(lambda: self.table)
-        self.snapshots = SnapshotCache(self._load_snapshot)
-        self.snapshot_loads: Counter[str] = Counter()  # "whole" and "caught up" (benchmarks)
+        loader = SnapshotLoader(lambda: self.table, self.reader, dimension)
+        self.snapshots = SnapshotCache(loader)
+        self.snapshot_loads = loader.loads  # "whole" and "caught up" (tests, benchmarks)
 
     # ----------------------------------------------------------------- setup
 
@@ -235,21 +235,6 @@ class MemoryStore:
         where = build_filter(scopes=scopes, categories=categories)
         version = self.current_version()
         return self.reader.text_search("search_text", text, limit, where=where, version=version)
-
-    def _load_snapshot(self, previous: Snapshot | None, version: int) -> Snapshot:
-        """The snapshot of ``version``: ``previous`` caught up where Lance tells what changed,
-        else the whole table (through LanceDB when the table has no Lance dataset)."""
-        dataset = self.reader.dataset(version)
-        if dataset is None:
-            self.snapshot_loads["whole"] += 1
-            version = self.table.version
-            table = self.table.search().select(SNAPSHOT_COLUMNS).limit(None).to_arrow()
-            return Snapshot.from_arrow(version, table, self.dimension)
-        if previous is not None and (caught_up := catch_up(previous, dataset)) is not None:
-            self.snapshot_loads["caught up"] += 1
-            return caught_up
-        self.snapshot_loads["whole"] += 1
-        return load_whole(dataset, self.dimension)
 
     # ----------------------------------------------------------------- writes
 
