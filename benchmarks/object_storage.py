@@ -10,8 +10,8 @@ the one shared profile memory, so the hosts' merges meet. After every write it t
 recall. Reported, side by side: writes per second over the run, recall p50/p95 while the
 others write, lost writes (acknowledged but not stored, or profile facts missing from the
 profile), duplicate ids, conflicting merges that were read, decided and retried again, and
-writes refused after losing every retry (``StoreError``: the caller is told, nothing is
-written; a captured turn stays in the journal and is tried again later).
+writes refused after losing every retry (``StoreError``: the caller is told, the merge is
+not written; a captured turn stays in the journal and is tried again later).
 
 The same run kills one writer with SIGKILL in the middle of its writes (``--kill-after``
 seconds after it starts) and checks that everything it acknowledged before dying is stored.
@@ -55,7 +55,7 @@ for number in range(count):
         text = f"Host {host} shipped release {number} of the billing service today"
     try:
         outcome = service.remember(text, Category.PROFILE if profile else Category.EVENTS)
-    except StoreError:  # lost every retry to other hosts: the caller is told, nothing written
+    except StoreError:  # lost every retry to other hosts: the caller is told, merge not written
         refused += 1
         continue
     print(json.dumps({"stored": outcome.memory.id, "text": text,

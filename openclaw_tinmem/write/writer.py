@@ -210,7 +210,7 @@ class MemoryWriter:
         else:
             raise StoreError(
                 f"gave up after {COMMIT_ATTEMPTS} attempts: other writers kept changing the "
-                "memories this write merges into; it is retried later"
+                "memories this write merges into; those merges were not written, try again"
             )
         memories = [memory for memory, _ in written.values()]
         self.late_interaction.written(memories, [token for _, token in written.values()])
