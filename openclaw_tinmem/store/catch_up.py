@@ -15,6 +15,7 @@ readers a few rows, not the table.
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,6 +28,7 @@ from openclaw_tinmem.store.lance_reader import LanceReader
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS
 from openclaw_tinmem.store.snapshot import FragmentState, IntArray, Snapshot
 
+logger = logging.getLogger("openclaw_tinmem")
 ADDRESS = "_rowaddr"  # Lance's row address: fragment id << 32 | row offset
 SNAPSHOT_COLUMNS = [*MEMORY_COLUMNS, "vector"]
 # New fragments holding more than this share of the snapshot's rows: a whole load is as cheap
@@ -51,9 +53,15 @@ class SnapshotLoader:
             table = self._table()
             rows = table.search().select(SNAPSHOT_COLUMNS).limit(None).to_arrow()
             return Snapshot.from_arrow(table.version, rows, self._dimension)
-        if previous is not None and (caught_up := catch_up(previous, dataset)) is not None:
-            self.loads["caught up"] += 1
-            return caught_up
+        if previous is not None:
+            try:
+                caught_up = catch_up(previous, dataset)
+            except (OSError, ValueError):  # a file the catch-up read is gone or unreadable
+                logger.info("could not catch the snapshot up; loading it whole", exc_info=True)
+                caught_up = None
+            if caught_up is not None:
+                self.loads["caught up"] += 1
+                return caught_up
         self.loads["whole"] += 1
         return load_whole(dataset, self._dimension)
 

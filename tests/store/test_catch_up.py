@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lance.fragment import LanceFragment
 
 from benchmarks.s3_server import MOTO_SERVER
 from openclaw_tinmem.config import Settings
@@ -122,3 +123,22 @@ def test_interleaved_writers_always_match_a_fresh_reader(store_settings: Setting
         for reader in writers:
             assert _contents(reader) == fresh, f"step {step}: {action}"
     assert all(writer.snapshot_loads["caught up"] > 10 for writer in writers)
+
+
+def test_a_catch_up_that_cannot_read_a_fragment_loads_the_whole_table(
+    store_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(4)
+    _open(store_settings).upsert(_memories(rng, 10), _vectors(rng, 10))
+    ours, theirs = _open(store_settings), _open(store_settings)
+    ours.snapshot()
+    theirs.delete(_ids(theirs)[:2])  # thins the fragment: a catch-up reads its row addresses
+
+    def unreadable(*arguments: Any, **options: Any) -> None:
+        raise OSError("a data file vanished")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(LanceFragment, "to_table", unreadable)
+        contents = _contents(ours)
+    assert contents == _contents(_open(store_settings))
+    assert ours.snapshot_loads == {"whole": 2}
