@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from openclaw_tinmem.access import Access, Identity, resolve_scope_setting, scope_for
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.config.settings import ScopeRule
+from openclaw_tinmem.config.identities import ScopeRule
 from openclaw_tinmem.errors import AccessDeniedError, InvalidArgumentError
 from openclaw_tinmem.events import HookContext
 from openclaw_tinmem.models import GLOBAL_SCOPE, validate_scope

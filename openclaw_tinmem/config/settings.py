@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from openclaw_tinmem.config.identities import OWN_SCOPES, AccessToken, ScopeRule
 from openclaw_tinmem.locations import (
     DEFAULT_DB_PATH,
     DEFAULT_JOURNAL_PATH,
@@ -15,32 +16,6 @@ from openclaw_tinmem.locations import (
 
 DEFAULT_EMBEDDING_MODEL = "openclaw-tinmem/bge-small-en-int8"
 DEFAULT_RERANKER_MODEL = "openclaw-tinmem/ms-marco-MiniLM-L-12-v2-int8"
-
-
-OWN_SCOPES = ["global", "{agent}", "{user}"]
-
-
-class ScopeRule(BaseModel):
-    """The scopes one agent may read and write (patterns; see ``read_scopes``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    read: list[str] = Field(default_factory=lambda: list(OWN_SCOPES))
-    write: list[str] = Field(default_factory=lambda: list(OWN_SCOPES))
-
-
-class AccessToken(BaseModel):
-    """An identity for callers that present a bearer token (``tinmem mcp --http``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    token_sha256: str | None = Field(
-        None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the token, hex"
-    )
-    token: SecretStr | None = Field(None, description='the token itself, e.g. "${MY_TOKEN}"')
-    agent_id: str = "main"
-    user_id: str | None = None
-    admin: bool = False
 
 
 class Settings(BaseModel):

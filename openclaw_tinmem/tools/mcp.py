@@ -23,7 +23,7 @@ import anyio
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.config.settings import AccessToken
+from openclaw_tinmem.config.identities import AccessToken
 from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.config.settings import ScopeRule
+from openclaw_tinmem.config.identities import ScopeRule
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
