@@ -11,6 +11,7 @@ recalls' latencies, and how the reader's snapshot followed (whole loads or catch
 the store counts them).
 
     python -m benchmarks.shared_store --memories 10000 --rounds 100
+    python -m benchmarks.shared_store --memories 2000 --rounds 50 --s3   # moto's S3 server
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 from benchmarks.common import percentiles, save_results
 from benchmarks.recall_latency import QUESTIONS, SUBJECTS, fill, synthetic_text
+from benchmarks.s3_server import create_bucket, start_moto, storage_options
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.models import Category
@@ -38,10 +40,14 @@ def _timed_recall(service: MemoryService, query: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def run(base: Settings, memories: int, rounds: int, root: Path) -> dict[str, Any]:
+def run(
+    base: Settings, memories: int, rounds: int, root: Path, location: str | None = None
+) -> dict[str, Any]:
+    """``location``: the store's URI with its storage options in ``base`` (None: a local
+    directory under ``root``)."""
     settings = base.model_copy(
         update={
-            "db_path": str(root / "db"),
+            "db_path": location or str(root / "db"),
             "journal_path": str(root / "journal"),
             "query_cache_size": 0,
             "track_access": False,
@@ -69,6 +75,7 @@ def run(base: Settings, memories: int, rounds: int, root: Path) -> dict[str, Any
     writer.close()
     reader.close()
     return {
+        "store": "local" if location is None else location.split("://")[0],
         "memories": memories,
         "rounds": rounds,
         "recall_after_a_foreign_commit_ms": percentiles(after_commit),
@@ -83,14 +90,24 @@ def main() -> None:
     )
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--s3", action="store_true", help="a bucket on moto's server on 127.0.0.1")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/shared_store.json"))
     arguments = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tinmem-bench-"))
+    server = None
     try:
-        result = run(Settings(), arguments.memories, arguments.rounds, root)
+        base, location = Settings(), None
+        if arguments.s3:
+            server, endpoint = start_moto()
+            create_bucket(endpoint, "shared")
+            base = base.model_copy(update={"storage_options": storage_options(endpoint)})
+            location = "s3://shared/memory"
+        result = run(base, arguments.memories, arguments.rounds, root, location)
         print(json.dumps(result, indent=2))
         save_results(arguments.output, result)
     finally:
+        if server is not None:
+            server.terminate()
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -240,3 +240,4 @@ def test_shared_store_benchmark_times_recalls_after_another_writers_commits(
     result = run(model_settings, memories=60, rounds=3, root=tmp_path)
     assert result["reader_snapshot_loads"] == {"whole": 1, "caught up": 3}
     assert result["recall_after_a_foreign_commit_ms"]["p50"] > 0
+    assert result["store"] == "local"
