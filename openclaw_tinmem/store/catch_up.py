@@ -2,14 +2,21 @@
 reading only what changed there.
 
 A merge-insert, update or delete leaves the table's data files as they are: the rows it
-removes or rewrites are marked in a deletion file of their fragment, and the rows it writes
-go to new fragments. So from one version to a later one, what changed is (a) the fragments
-that are new, read whole, and (b) the fragments whose deletion file changed, of which only
-the addresses of the surviving rows are read. Whatever else happened in between — a fragment
-gone or its data files rewritten (compaction, a new column, an overwrite) — and the snapshot
-is loaded whole, as it is on first use. This is what keeps a reader cheap while other
-processes or hosts write to the same table: the commit of one captured turn costs the
-readers a few rows, not the table.
+removes or rewrites are marked in a deletion file of their fragment (a fragment left with no
+row is dropped), and the rows it writes go to new fragments. So from one version to a later
+one, what changed is read fragment by fragment:
+
+- a fragment that is new, or whose data files changed (compaction, a new column), is read
+  whole, and whatever the snapshot held from a fragment of that id is dropped;
+- a fragment that is gone takes its rows with it;
+- of a fragment whose deletion file changed, only the addresses of the surviving rows are
+  read;
+- a fragment unchanged holds the same rows.
+
+When the fragments to read whole hold more than half the table's rows (a compaction of the
+whole table, an overwrite), the snapshot is loaded whole instead, as on first use. This is
+what keeps a reader cheap while other processes or hosts write to the same table: the commit
+of one captured turn costs the readers a few rows, not the table.
 """
 
 from __future__ import annotations
@@ -98,16 +105,18 @@ def catch_up(snapshot: Snapshot, dataset: Any) -> Snapshot | None:
     if before is None:
         return None
     after = fragment_states(dataset)
-    for fragment_id, state in before.items():
-        if fragment_id not in after or after[fragment_id].files != state.files:
-            return None
     fragments = {fragment.fragment_id: fragment for fragment in dataset.get_fragments()}
-    new = [fragments[i] for i in after if i not in before]
-    thinned = [fragments[i] for i in after if i in before and after[i] != before[i]]
+    dropped = {i for i in before if i not in after or after[i].files != before[i].files}
+    new = [fragments[i] for i in after if i not in before or i in dropped]
+    thinned = [
+        fragments[i]
+        for i in after
+        if i in before and i not in dropped and after[i].deletions != before[i].deletions
+    ]
     live = int(snapshot.alive[: snapshot.size].sum())
-    if sum(fragment.count_rows() for fragment in new) > max(1, live) * CATCH_UP_MAX_SHARE:
+    if sum(fragment.metadata.num_rows for fragment in new) > max(1, live) * CATCH_UP_MAX_SHARE:
         return None
-    gone = _gone(snapshot, thinned)
+    gone = _gone(snapshot, thinned, dropped)
     version = int(dataset.version)
     if not new:
         return replace(snapshot.changed(version, None, None, gone), fragments=after)
@@ -124,13 +133,16 @@ def _addresses(table: pa.Table) -> IntArray:
     return addresses
 
 
-def _gone(snapshot: Snapshot, thinned: list[Any]) -> list[str]:
-    """Ids of live rows that left: rows of thinned fragments whose address no longer reads,
-    and rows this process appended itself (address unknown; new fragments hold them if they
-    are still there)."""
+def _gone(snapshot: Snapshot, thinned: list[Any], dropped: set[int]) -> list[str]:
+    """Ids of live rows that left: rows of dropped fragments (gone or rewritten), rows of
+    thinned fragments whose address no longer reads, and rows this process appended itself
+    (address unknown; new fragments hold them if they are still there)."""
     size = snapshot.size
     addresses = snapshot.addresses[:size]
+    fragment_ids = addresses >> 32
     leaving = snapshot.alive[:size] & (addresses < 0)
+    if dropped:
+        leaving |= snapshot.alive[:size] & (addresses >= 0) & np.isin(fragment_ids, list(dropped))
     if thinned:
         surviving = np.concatenate(
             [
@@ -141,7 +153,7 @@ def _gone(snapshot: Snapshot, thinned: list[Any]) -> list[str]:
                 for fragment in thinned
             ]
         )
-        in_thinned = np.isin(addresses >> 32, [fragment.fragment_id for fragment in thinned])
+        in_thinned = np.isin(fragment_ids, [fragment.fragment_id for fragment in thinned])
         leaving |= snapshot.alive[:size] & in_thinned & ~np.isin(addresses, surviving)
     identifiers = snapshot.records.column("id")
     return [identifiers[int(position)].as_py() for position in np.flatnonzero(leaving)]

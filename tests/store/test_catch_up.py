@@ -81,6 +81,23 @@ def test_another_writers_commits_are_read_without_reloading_the_table(
     assert ours.snapshot_loads["whole"] == loads_before and ours.snapshot_loads["caught up"] == 1
 
 
+def test_a_fragment_emptied_by_another_writer_is_caught_up(store_settings: Settings) -> None:
+    rng = random.Random(5)
+    _open(store_settings).upsert(_memories(rng, 30), _vectors(rng, 30))
+    ours, theirs = _open(store_settings), _open(store_settings)
+    ours.snapshot()
+    (added,) = _memories(rng, 1)
+    theirs.upsert([added], _vectors(rng, 1))  # a fragment of its own
+    ours.snapshot()
+    fragments = {fragment.fragment_id for fragment in theirs.table.to_lance().get_fragments()}
+    theirs.upsert([added.model_copy(update={"content": "changed"})], _vectors(rng, 1))
+    now = {fragment.fragment_id for fragment in theirs.table.to_lance().get_fragments()}
+    assert fragments - now  # Lance dropped the fragment whose only row was rewritten
+    assert _contents(ours) == _contents(_open(store_settings))
+    assert ours.get([added.id])[added.id].content == "changed"
+    assert ours.snapshot_loads == {"whole": 1, "caught up": 2}
+
+
 def test_compaction_by_another_writer_reloads_the_whole_table(store_settings: Settings) -> None:
     rng = random.Random(2)
     ours, theirs = _open(store_settings), _open(store_settings)
