@@ -7,7 +7,10 @@
   shipped default (late interaction, then the cross-encoder on the top 8);
 - ``agent_end`` return time (the journal write) p50/p95, for turns that end back to back (the
   worker still busy with the previous ones) and for turns that end after the worker caught up
-  (as between the turns of an agent whose own LLM call takes longer than the capture);
+  (as between the turns of an agent whose own LLM call takes longer than the capture); with
+  ``--reply-characters N`` each of those turns ends with an assistant reply of N characters
+  after the four earlier messages capture keeps (replies of N characters and user messages),
+  as an assistant's prose answers are, instead of a one-word reply;
 - post-turn work per turn with a zero-latency fake LLM on 127.0.0.1 (two extracted memories
   per turn, dedup included): wall time minus time spent waiting on the LLM server, and the
   CPU time the process spent per turn (all threads, the fake server's included);
@@ -96,6 +99,34 @@ def measure_post_turn(
     }
 
 
+def prose(rng: random.Random, number: int, characters: int) -> str:
+    """An assistant's answer of ``characters`` characters, made of synthetic sentences."""
+    text = ""
+    while len(text) < characters:
+        text += synthetic_text(rng, number) + " "
+    return text[:characters]
+
+
+def turn_messages(
+    rng: random.Random, number: int, text: str, reply_characters: int
+) -> tuple[Message, ...]:
+    """A finished turn: the user's ``text`` and a one-word reply, or with
+    ``reply_characters`` a reply that long after two earlier exchanges."""
+    if not reply_characters:
+        return (Message("user", text), Message("assistant", "Noted."))
+    earlier = []
+    for _ in range(2):
+        earlier += [
+            Message("user", synthetic_text(rng, number)),
+            Message("assistant", prose(rng, number, reply_characters)),
+        ]
+    return (
+        *earlier,
+        Message("user", text),
+        Message("assistant", prose(rng, number, reply_characters)),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -105,6 +136,10 @@ def main() -> None:
     parser.add_argument(
         "--llm-latency", type=float, default=0.0, metavar="SECONDS",
         help="also measure post-turn work with each LLM reply this late (e.g. 0.5)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--reply-characters", type=int, default=0, metavar="N",
+        help="agent_end turns end with replies this long after four earlier messages",
     )  # fmt: skip
     parser.add_argument(
         "--output", type=Path, default=Path("benchmarks/results/plugin_overhead.json")
@@ -158,7 +193,7 @@ def main() -> None:
                     fake.script(extraction_reply(number), Reply({"decisions": []}))
                     text = synthetic_text(rng, number) + " I really prefer writing things down."
                     event = AgentEndEvent(
-                        messages=(Message("user", text), Message("assistant", "Noted."))
+                        messages=turn_messages(rng, number, text, arguments.reply_characters)
                     )
                     started = time.perf_counter()
                     plugin.agent_end(event=event, ctx=ctx)

@@ -22,24 +22,30 @@ import re
 
 REDACTED = "[REDACTED]"
 
-SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"),  # OpenAI / Anthropic keys
-    re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),  # AWS access key ids
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"),  # GitHub tokens
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"),
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack tokens
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API keys
-    re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}"),  # Google OAuth client secrets
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWTs
+# Each detector with the strings one of which every match contains, looked for in the text
+# case-folded: a text that holds none of them is not scanned by that detector. Most text
+# holds no secret, and a substring search costs a small fraction of a regular-expression scan.
+DETECTORS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"), ("sk-",)),  # OpenAI / Anthropic
+    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), ("akia", "asia")),  # AWS access key ids
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"), ("github_pat_",)),  # GitHub tokens
+    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), ("xox",)),  # Slack tokens
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), ("aiza",)),  # Google API keys
+    (re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}"), ("gocspx-",)),  # Google OAuth client secrets
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), ("eyj",)),
     # PEM private keys; a key cut short (no END line) runs to the end of its base64 body
-    re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
-        r"|[A-Za-z0-9+/=\s\\n]*)",
-        re.DOTALL,
+    (
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
+            r"|[A-Za-z0-9+/=\s\\n]*)",
+            re.DOTALL,
+        ),
+        ("-----begin",),
     ),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
-    re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s@/]+@"),  # credentials in URLs
-    re.compile(r"(?i)(?<=[?&]sig=)[A-Za-z0-9%+/=]{16,}"),  # Azure SAS signatures
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"), ("bearer",)),
+    (re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s@/]+@"), ("://",)),  # URL credentials
+    (re.compile(r"(?i)(?<=[?&]sig=)[A-Za-z0-9%+/=]{16,}"), ("sig=",)),  # Azure SAS signatures
 )
 _SECRET_NAME = (
     r"aws_secret_access_key|aws[_\- ]?secret(?:[_\- ]?key)?|client[_\- ]?secret"
@@ -51,6 +57,9 @@ _SECRET_NAME = (
 _ASSIGNED_SECRET = re.compile(
     rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
 )
+# Every secret name above, case-folded, contains one of these.
+_SECRET_NAME_PARTS = ("secret", "key", "ssword", "sswd", "passphrase", "pw", "pin", "token")
+CARD_MIN_DIGITS = 13
 _CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])")
 
 
@@ -77,16 +86,27 @@ def redact_secrets(text: str) -> str:
     return count_redactions(text)[0]
 
 
+def _folded(text: str) -> str:
+    """``text`` as the detectors' strings are looked for in it: case-folded, and the dotless
+    ı as i (case-insensitive matching takes it for an i, case folding does not)."""
+    return text.casefold().replace("\u0131", "i")
+
+
 def count_redactions(text: str) -> tuple[str, int]:
     """``text`` redacted, and how many secrets were replaced."""
     count = 0
-    for pattern in SECRET_PATTERNS:
-        text, found = pattern.subn(REDACTED, text)
+    folded = _folded(text)
+    for pattern, needles in DETECTORS:
+        if any(needle in folded for needle in needles):
+            text, found = pattern.subn(REDACTED, text)
+            count += found
+    if any(part in folded for part in _SECRET_NAME_PARTS):
+        text, found = _ASSIGNED_SECRET.subn(
+            lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
+        )
         count += found
-    text, found = _ASSIGNED_SECRET.subn(
-        lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
-    )
-    count += found
+    if text.isascii() and sum(map(text.count, "0123456789")) < CARD_MIN_DIGITS:
+        return text, count  # too few digits for a card number (other scripts have digits too)
     before = text.count(REDACTED)
     text = _CARD_CANDIDATE.sub(_card, text)
     return text, count + text.count(REDACTED) - before

@@ -34,6 +34,24 @@ def test_the_luhn_check_tells_card_numbers_from_other_digits() -> None:
     assert redact_secrets("ref 4111111111111112 ok") == "ref 4111111111111112 ok"
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("link &s\u0131g=abcdefghijklmnopqrstuv", "abcdefghijklmnopqrstuv"),  # dotless i
+        ("pa\u017f\u017fword: hunter2x", "hunter2x"),  # long s: a case-insensitive s
+        ("api \u212aey = abcd1234efgh", "abcd1234efgh"),  # Kelvin sign: a case-insensitive k
+        ("card \u0664\u0661\u0661\u0661" + "\u0661" * 12 + " ok", "\u0664\u0661\u0661\u0661"),
+        ("BEARER abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx"),
+    ],
+)
+def test_secrets_in_unusual_letters_or_digits_are_still_redacted(text: str, secret: str) -> None:
+    # Each detector runs only on text that holds one of its strings (case-folded): these
+    # spellings are ones a case-insensitive pattern or \\d matches and a plain lower() or
+    # ASCII check would miss.
+    redacted, count = count_redactions(text)
+    assert secret not in redacted and count >= 1
+
+
 def test_the_journal_never_holds_a_secret(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
     journal = Path(plugin_settings.journal_path)
     journal.mkdir(parents=True)

@@ -43,6 +43,12 @@ def clean(text: str) -> str:
     return re.sub(r"[ \t]+\n", "\n", text).strip()
 
 
+def has_content(text: str) -> bool:
+    """Whether ``clean(text)`` leaves anything, without redacting: redaction replaces a
+    secret by a marker and never empties a text, so it cannot change the answer."""
+    return bool(strip_channel_metadata(strip_injected_block(text)).strip())
+
+
 def is_noise(text: str) -> bool:
     """Greetings, acknowledgements and very short messages carry nothing worth keeping."""
     return is_small_talk(text) or len(text.split()) < MIN_WORDS_WORTH_KEEPING

@@ -22,7 +22,7 @@ from openclaw_tinmem.access import Identity
 from openclaw_tinmem.capture.extraction import Extractor
 from openclaw_tinmem.capture.filters import CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.sanitize import clean, is_noise
+from openclaw_tinmem.capture.sanitize import clean, has_content, is_noise
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
@@ -65,7 +65,7 @@ def capture_window(messages: Sequence[Message], context_size: int) -> list[Messa
     journals only these, so its cost does not grow with the conversation."""
 
     def kept(message: Message) -> bool:
-        return message.role in ("user", "assistant") and bool(clean(message.content))
+        return message.role in ("user", "assistant") and has_content(message.content)
 
     users = (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user")
     last_user = next((i for i in users if kept(messages[i])), None)

@@ -241,3 +241,14 @@ def test_shared_store_benchmark_times_recalls_after_another_writers_commits(
     assert result["reader_snapshot_loads"] == {"whole": 1, "caught up": 3}
     assert result["recall_after_a_foreign_commit_ms"]["p50"] > 0
     assert result["store"] == "local"
+
+
+def test_plugin_overhead_turns_with_long_replies_fill_the_capture_window() -> None:
+    from benchmarks.plugin_overhead import turn_messages
+    from openclaw_tinmem.capture.worker import capture_window
+
+    messages = turn_messages(random.Random(0), 1, "I prefer tea.", 1500)
+    assert [m.role for m in messages] == ["user", "assistant"] * 3
+    assert len(messages[-1].content) == 1500 and messages[-2].content == "I prefer tea."
+    assert capture_window(messages, 4) == list(messages)  # the four before the last user, too
+    assert len(turn_messages(random.Random(0), 1, "I prefer tea.", 0)) == 2

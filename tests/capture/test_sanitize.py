@@ -2,6 +2,7 @@ import pytest
 
 from openclaw_tinmem.capture.sanitize import (
     clean,
+    has_content,
     is_noise,
     strip_channel_metadata,
     strip_injected_block,
@@ -50,3 +51,20 @@ def test_noise() -> None:
     assert (
         is_noise("thanks!") and is_noise("ok cool") and not is_noise("I moved to Berlin last week")
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\t ",
+        "<agent-experience>old</agent-experience>",
+        "[Telegram Ana (@ana) id:42 +2m 2026-01-01 10:00 UTC]   ",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz123456",
+        "password: hunter22",
+        " 4111 1111 1111 1111 ",
+        "I like tea",
+    ],
+)
+def test_has_content_answers_as_clean_does_without_redacting(text: str) -> None:
+    assert has_content(text) == bool(clean(text))
