@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -73,10 +73,10 @@ class SnapshotLoader:
         return load_whole(dataset, self._dimension)
 
 
-def fragment_states(dataset: Any) -> dict[int, FragmentState]:
+def fragment_states(fragments: Iterable[Any]) -> dict[int, FragmentState]:
     """Each fragment's data files and deletion file, as comparable text, by fragment id."""
     states = {}
-    for fragment in dataset.get_fragments():
+    for fragment in fragments:
         metadata = fragment.metadata.to_json()
         states[int(metadata["id"])] = FragmentState(
             files=json.dumps(metadata["files"], sort_keys=True),
@@ -94,7 +94,7 @@ def load_whole(dataset: Any, dimension: int) -> Snapshot:
         table.drop_columns([ADDRESS]),
         dimension,
         addresses=addresses,
-        fragments=fragment_states(dataset),
+        fragments=fragment_states(dataset.get_fragments()),
     )
 
 
@@ -104,8 +104,8 @@ def catch_up(snapshot: Snapshot, dataset: Any) -> Snapshot | None:
     before = snapshot.fragments
     if before is None:
         return None
-    after = fragment_states(dataset)
     fragments = {fragment.fragment_id: fragment for fragment in dataset.get_fragments()}
+    after = fragment_states(fragments.values())
     dropped = {i for i in before if i not in after or after[i].files != before[i].files}
     new = [fragments[i] for i in after if i not in before or i in dropped]
     thinned = [
@@ -137,12 +137,12 @@ def _gone(snapshot: Snapshot, thinned: list[Any], dropped: set[int]) -> list[str
     """Ids of live rows that left: rows of dropped fragments (gone or rewritten), rows of
     thinned fragments whose address no longer reads, and rows this process appended itself
     (address unknown; new fragments hold them if they are still there)."""
-    size = snapshot.size
-    addresses = snapshot.addresses[:size]
+    alive = snapshot.alive[: snapshot.size]
+    addresses = snapshot.addresses[: snapshot.size]
     fragment_ids = addresses >> 32
-    leaving = snapshot.alive[:size] & (addresses < 0)
+    leaving = alive & (addresses < 0)
     if dropped:
-        leaving |= snapshot.alive[:size] & (addresses >= 0) & np.isin(fragment_ids, list(dropped))
+        leaving |= alive & (addresses >= 0) & np.isin(fragment_ids, list(dropped))
     if thinned:
         surviving = np.concatenate(
             [
@@ -154,6 +154,6 @@ def _gone(snapshot: Snapshot, thinned: list[Any], dropped: set[int]) -> list[str
             ]
         )
         in_thinned = np.isin(fragment_ids, [fragment.fragment_id for fragment in thinned])
-        leaving |= snapshot.alive[:size] & in_thinned & ~np.isin(addresses, surviving)
+        leaving |= alive & in_thinned & ~np.isin(addresses, surviving)
     identifiers = snapshot.records.column("id")
     return [identifiers[int(position)].as_py() for position in np.flatnonzero(leaving)]
