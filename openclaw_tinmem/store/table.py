@@ -287,7 +287,7 @@ class MemoryStore:
     ) -> None:
         """Apply this process's commit (``version``, made on top of the snapshot's) to the
         in-process copy by ``change`` (None: rows unchanged); when other writers committed
-        in between, the copy reloads instead."""
+        in between, the copy is left as it is and the next read catches it up."""
         before = self._known_version
         self._known_version, self._version_checked_at = version, time.monotonic()
         if version != before + 1:  # another host's commit came first: the next read catches up
@@ -311,9 +311,9 @@ class MemoryStore:
         with self.write_lock():
             moved = int(self.table.count_rows(where))
             if moved:
-                result = self.table.update(where=where, values={"scope": new})
-                self._published(int(result.version))
-                self.snapshots.invalidate()  # rows changed scope: the copy reloads
+                self.table.update(where=where, values={"scope": new})
+                # Rows were rewritten in the table alone: the next read catches the copy up.
+                self._forget_version_check()
                 self._after_write()
         return moved
 
@@ -386,8 +386,8 @@ class MemoryStore:
             return True
         if not upkeep_under_lease(self.table, lease, retention, self.settings):
             return False
+        # Files rewritten, other hosts' commits between: the next read catches the copy up.
         self._forget_version_check()
-        self.snapshots.invalidate()  # files rewritten under other hosts' commits: reload
         return True
 
     def wait_for_upkeep(self) -> None:

@@ -98,6 +98,24 @@ def test_a_fragment_emptied_by_another_writer_is_caught_up(store_settings: Setti
     assert ours.snapshot_loads == {"whole": 1, "caught up": 2}
 
 
+def test_a_scope_rename_is_read_back_at_once_by_the_store_that_made_it(
+    store_settings: Settings,
+) -> None:
+    rng = random.Random(6)
+    store = _open(store_settings)
+    memories = _memories(rng, 6)
+    store.upsert(memories, _vectors(rng, 6))
+    old = memories[0].scope
+    query = _vectors(rng, 1)[0]
+    assert store.rename_scope(old, "project:renamed") == 6
+    assert {memory.scope for memory in store.get([m.id for m in memories]).values()} == {
+        "project:renamed"
+    }
+    assert store.vector_search(query, 10, scopes=[old]) == []
+    assert len(store.vector_search(query, 10, scopes=["project:renamed"])) == 6
+    assert _contents(store) == _contents(_open(store_settings))
+
+
 def test_compaction_by_another_writer_reloads_the_whole_table(store_settings: Settings) -> None:
     rng = random.Random(2)
     ours, theirs = _open(store_settings), _open(store_settings)
