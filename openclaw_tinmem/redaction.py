@@ -57,7 +57,8 @@ _SECRET_NAME = (
 _ASSIGNED_SECRET = re.compile(
     rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
 )
-# Every secret name above, case-folded, contains one of these.
+# Every secret name above, case-folded, contains one of these (tests/test_redaction.py
+# generates matches of every detector to check its strings).
 _SECRET_NAME_PARTS = ("secret", "key", "ssword", "sswd", "passphrase", "pw", "pin", "token")
 CARD_MIN_DIGITS = 13
 _CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])")

@@ -2,10 +2,13 @@
 text: the journal, capture, memory_store, memory_update, merges, imports, workspace writes."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from benchmarks.secret_corpus import NEGATIVES, POSITIVES
 from openclaw_tinmem.capture.worker import WORKER_LOCK_NAME
@@ -13,7 +16,16 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.redaction import REDACTED, count_redactions, luhn_valid, redact_secrets
+from openclaw_tinmem.redaction import (
+    _ASSIGNED_SECRET,
+    _SECRET_NAME_PARTS,
+    DETECTORS,
+    REDACTED,
+    _folded,
+    count_redactions,
+    luhn_valid,
+    redact_secrets,
+)
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import build_toolbox
 
@@ -50,6 +62,26 @@ def test_secrets_in_unusual_letters_or_digits_are_still_redacted(text: str, secr
     # ASCII check would miss.
     redacted, count = count_redactions(text)
     assert secret not in redacted and count >= 1
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needles"),
+    [*DETECTORS, (_ASSIGNED_SECRET, _SECRET_NAME_PARTS)],
+    ids=lambda value: value.pattern[:24] if hasattr(value, "pattern") else "",
+)
+def test_every_text_a_detector_matches_holds_one_of_its_strings(
+    pattern: re.Pattern[str], needles: tuple[str, ...]
+) -> None:
+    # The redactor runs a detector only on text holding one of its strings: a pattern that
+    # grows a match without one (a new secret name, say) must add a string, or this fails.
+    @settings(max_examples=100, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(pattern))
+    def check(text: str) -> None:
+        assert pattern.search(text)
+        folded = _folded(text)
+        assert any(needle in folded for needle in needles), text
+
+    check()
 
 
 def test_the_journal_never_holds_a_secret(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
