@@ -7,6 +7,7 @@ the no-LLM rules and the failure is recorded where ``tinmem doctor`` shows it.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -164,15 +165,27 @@ class CaptureWorker:
             self._stop.clear()
             self._thread = threading.Thread(target=self._loop, name="tinmem-capture", daemon=True)
             self._thread.start()
+            atexit.register(self._stop_at_exit)
 
     def notify(self) -> None:
         self._wake.set()
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop after the turn being captured (waiting at most ``timeout`` seconds); turns
+        not yet captured stay in the journal for the next start."""
+        atexit.unregister(self._stop_at_exit)
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._busy.acquire(timeout=timeout):  # a flush's drain stops after its turn too
+            self._busy.release()
+
+    def _stop_at_exit(self) -> None:
+        # A host may exit without closing the plugin. Native code (ONNX Runtime, Lance) still
+        # running on a daemon thread while the interpreter tears down aborts the process, so
+        # the exit waits (bounded) for the turn in progress, and leaves the rest journalled.
+        self.stop(self.settings.flush_timeout_seconds)
 
     def _loop(self) -> None:
         _yield_to_the_host()
@@ -192,7 +205,12 @@ class CaptureWorker:
             except Timeout:
                 return 0  # another process is draining this journal
             try:
-                return sum(self._process(record) for record in self.journal.pending())
+                finished = 0
+                for record in self.journal.pending():
+                    if self._stop.is_set():
+                        break  # stopping: the rest stay journalled
+                    finished += self._process(record)
+                return finished
             finally:
                 self._process_lock.release()
 

@@ -15,15 +15,18 @@ those events, never the memories they describe.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import re
 import threading
 import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -106,6 +109,11 @@ class HistoryLog:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # A host that exits without closing still gets its queued events written, and no
+        # commit is left running while the interpreter tears down. Registered when the store
+        # opens, before any capture worker starts, it runs after the worker has stopped.
+        self._exit_handler = partial(_close_at_exit, weakref.ref(self))
+        atexit.register(self._exit_handler)
 
     def append(self, events: Sequence[HistoryEvent]) -> None:
         """Queue events; the writer thread commits them within ``FLUSH_SECONDS``."""
@@ -143,6 +151,7 @@ class HistoryLog:
                 raise
 
     def close(self) -> None:
+        atexit.unregister(self._exit_handler)
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -197,3 +206,9 @@ class HistoryLog:
         cutoff = (utc_now() - retention).strftime("%Y-%m-%d %H:%M:%S")
         self.table.delete(f"at < arrow_cast(timestamp '{cutoff}', '{UTC_MICROSECONDS}')")
         optimize_table(self.table, version_retention)
+
+
+def _close_at_exit(reference: weakref.ref[HistoryLog]) -> None:
+    history = reference()
+    if history is not None:
+        history.close()

@@ -160,6 +160,44 @@ def test_killed_worker_loses_no_turn_and_replays_exactly_once(
         restarted.close()
 
 
+EXITING_CHILD = textwrap.dedent(
+    """
+    import atexit, sys, threading
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
+    from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+
+    def report():  # registered first, so it runs after the plugin's own exit handlers
+        alive = [t.name for t in threading.enumerate() if t.name.startswith("tinmem-")]
+        print("alive:", sorted(alive), flush=True)
+
+    atexit.register(report)
+    plugin = TinmemPlugin(Settings.model_validate_json(sys.argv[1]))
+    for number in range(12):
+        text = f"I really prefer city number {number} for conferences, remember it."
+        plugin.agent_end(event=AgentEndEvent(messages=(Message("user", text),)), ctx=HookContext())
+    # and the host exits at once, without closing the plugin
+    """
+)
+
+
+def test_a_host_that_exits_without_closing_exits_cleanly_and_keeps_its_turns(
+    settings: Settings,
+) -> None:
+    # A daemon thread still inside ONNX Runtime when the interpreter tears down aborts the
+    # process ("terminate called without an active exception"): about one exit in two did.
+    child = subprocess.run([sys.executable, "-c", EXITING_CHILD, settings.model_dump_json()],
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert "alive: []" in child.stdout  # the capture worker stopped before the teardown
+    restarted = TinmemPlugin(settings)
+    try:  # the turns it had not captured were kept, and are captured now
+        assert restarted.flush()
+        assert restarted.service.store.list_memories()
+    finally:
+        restarted.close()
+
+
 @given(
     st.lists(
         st.tuples(
