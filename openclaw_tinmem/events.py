@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from openclaw_tinmem.text import well_formed
+
 if TYPE_CHECKING:
     from openclaw_tinmem.tools.definitions import ToolResult
 
@@ -34,6 +36,9 @@ class Message:
     role: Role
     content: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content", well_formed(self.content))
+
     def to_dict(self) -> dict[str, str]:
         return {"role": self.role, "content": self.content}
 
@@ -52,6 +57,12 @@ class HookContext:
     run_id: str = ""
     user_id: str | None = None
     channel: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("agent_id", "session_id", "session_key", "run_id", "user_id", "channel"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, well_formed(value))
 
     def for_new_run(self) -> HookContext:
         """This context for a new run (turn) of the same session: a fresh ``run_id``."""
@@ -76,6 +87,9 @@ class PromptBuildEvent:
 
     prompt: str
     messages: tuple[Message, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prompt", well_formed(self.prompt))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.text import is_well_formed
 
 Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")
@@ -62,6 +63,13 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
         ) from None
     if not isinstance(record, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object", field="line")
+    for key, value in record.items():
+        if not is_well_formed(json.dumps(value, ensure_ascii=False)):
+            raise InvalidArgumentError(
+                f"line {number}: {key} is not valid Unicode text (a lone surrogate escape such "
+                "as \\ud800); allowed: text that UTF-8 can hold",
+                field=str(key),
+            )
     content, redacted = count_redactions(str(record.get("content") or "").strip())
     if not content:
         raise InvalidArgumentError(f"line {number}: content is required", field="content")

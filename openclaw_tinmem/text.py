@@ -7,6 +7,23 @@ import re
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 
 
+def is_well_formed(text: str) -> bool:
+    """False for text holding a lone surrogate (what a broken ``\\ud800`` JSON escape
+    decodes to), which cannot be written as UTF-8, to the journal or the store."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (non-strings as they are)."""
+    if not isinstance(text, str) or is_well_formed(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``, split on terminal punctuation and line breaks."""
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]

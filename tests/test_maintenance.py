@@ -111,17 +111,18 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
         "not json at all",
         '{"category": "events"}',
         '{"content": "Likes tea", "category": "preferences", "importance": 7}',
+        '{"content": "Likes \\ud800 coffee", "category": "preferences"}',  # a broken escape
     ]
     with pytest.raises(InvalidArgumentError) as caught:
         import_memories(service, lines)
     message = caught.value.message
-    assert message.startswith("4 invalid line(s); nothing was written")
+    assert message.startswith("5 invalid line(s); nothing was written")
     for expected in ("line 2: category", "line 3: not valid JSON", "line 4: content is required",
-                     "line 5: importance"):  # fmt: skip
+                     "line 5: importance", "line 6: content is not valid Unicode"):  # fmt: skip
         assert expected in message
     assert service.store.count() == 0
     report = import_memories(service, lines, skip_invalid=True)
-    assert report.imported == 1 and len(report.problems) == 4 and service.store.count() == 1
+    assert report.imported == 1 and len(report.problems) == 5 and service.store.count() == 1
 
 
 def test_unchanged_lines_are_recognised_and_skipped(service: MemoryService) -> None:

@@ -20,6 +20,7 @@ from pydantic import (
 
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import Category, Level, validate_memory_reference, validate_scope
+from openclaw_tinmem.text import is_well_formed
 
 MAX_CONTENT_CHARACTERS = 20_000
 MAX_QUERY_CHARACTERS = 2_000
@@ -209,7 +210,7 @@ def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments
     if not isinstance(arguments, dict):
         raise InvalidArgumentError("arguments must be a JSON object", field=None)
     for name in arguments:
-        if not isinstance(name, str) or not _is_text(name):
+        if not isinstance(name, str) or not is_well_formed(name):
             allowed = ", ".join(model.model_fields)
             raise InvalidArgumentError(
                 f"argument name {name!r} is not valid text; allowed: {allowed}",
@@ -221,15 +222,6 @@ def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments
         raise
     except ValidationError as error:
         raise invalid_argument(error, allowed=model.model_fields) from None
-
-
-def _is_text(value: str) -> bool:
-    """False for a string holding lone surrogates (from a broken JSON escape)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def json_schema(model: type[ToolArguments]) -> dict[str, Any]:

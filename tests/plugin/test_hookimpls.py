@@ -57,6 +57,24 @@ def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plug
     assert second.last_injected is None  # greetings get nothing
 
 
+def test_text_a_broken_json_escape_left_is_captured_and_recalled(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    # "\\ud800" in a host's JSON decodes to a lone surrogate, which UTF-8 cannot hold: the turn
+    # used to fail its journal write and was lost (and the recall failed).
+    plugin = make_plugin(plugin_settings)
+    ctx = HookContext(agent_id="main\ud800")
+    text = "I really prefer green tea \ud83d over coffee in the morning."
+    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", text),)), ctx=ctx)
+    (record,) = plugin.journal.pending(due_only=False)
+    assert record.messages[0].content == text.replace("\ud83d", "\ufffd")
+    assert plugin.flush()
+    result = plugin.before_prompt_build(
+        event=PromptBuildEvent("what tea do I drink \udc00"), ctx=ctx
+    )
+    assert result is not None and "green tea" in (result.prepend_context or "")
+
+
 UNRELATED_STORE = [
     ("Alice works at Acme as a data engineer", Category.PROFILE),
     ("User's dog is called Biscuit, a beagle", Category.ENTITIES),
