@@ -285,8 +285,15 @@ class TinmemPlugin:
 
     def close_session(self, event: SessionEvent, ctx: HookContext) -> None:
         """Journal a session summary (with an LLM), then wait for pending captures (bounded)."""
-        if self.degraded():
-            return
+        try:
+            if self.degraded():
+                return
+            self._journal_session_summary(event, ctx)
+        except Exception:  # a malformed event included: never an exception into the host
+            logger.exception("could not journal the session summary")
+        self.flush()
+
+    def _journal_session_summary(self, event: SessionEvent, ctx: HookContext) -> None:
         settings = self.settings
         user_messages = sum(1 for message in event.messages if message.role == "user")
         if (
@@ -295,16 +302,12 @@ class TinmemPlugin:
             and not excluded(ctx.agent_id, settings.capture_exclude_agents)
             and user_messages >= settings.session_summary_min_messages
         ):
-            try:
-                recent = event.messages[-SESSION_MESSAGES_KEPT:]
-                self.journal.write(TurnRecord(
-                    messages=redacted(recent),
-                    scope=self.capture_scope(ctx),
-                    context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
-                ))  # fmt: skip
-            except Exception:
-                logger.exception("could not journal the session summary")
-        self.flush()
+            recent = event.messages[-SESSION_MESSAGES_KEPT:]
+            self.journal.write(TurnRecord(
+                messages=redacted(recent),
+                scope=self.capture_scope(ctx),
+                context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
+            ))  # fmt: skip
 
     @hookimpl
     def session_end(self, event: SessionEvent, ctx: HookContext) -> None:

@@ -136,6 +136,28 @@ def test_hooks_never_raise_into_the_host(
     plugin.session_end(event=SessionEvent("s"), ctx=ctx)
 
 
+MALFORMED_EVENTS = [
+    ("agent_end", AgentEndEvent(messages=[{"role": "user", "content": "I prefer tea"}])),  # type: ignore[arg-type]
+    ("agent_end", AgentEndEvent(messages=(Message("user", None),))),  # type: ignore[arg-type]
+    ("agent_end", AgentEndEvent(messages=(Message("robot", "I prefer tea a lot"),))),  # type: ignore[arg-type]
+    ("agent_end", None),
+    ("before_prompt_build", PromptBuildEvent(None)),  # type: ignore[arg-type]
+    ("before_prompt_build", PromptBuildEvent("what tea", messages=[None])),  # type: ignore[list-item]
+    ("session_end", SessionEvent(session_id=None, messages=None)),  # type: ignore[arg-type]
+    ("session_end", SessionEvent("s", messages=({"role": "user"},))),  # type: ignore[arg-type]
+    ("before_reset", None),
+    ("before_compaction", SessionEvent("s", messages=(Message("user", "hi"), None))),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize(("hook", "event"), MALFORMED_EVENTS)
+def test_malformed_events_never_raise_into_the_host(
+    plugin_settings: Settings, make_plugin, hook: str, event: object
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    getattr(plugin, hook)(event=event, ctx=HookContext())
+
+
 def test_slow_recall_is_time_boxed(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
     plugin = make_plugin(plugin_settings.model_copy(update={"recall_timeout_seconds": 0.2}))
     plugin.service.remember("User prefers tea", Category.PREFERENCES)
