@@ -2,7 +2,9 @@ from pathlib import Path
 
 import pytest
 
+from openclaw_tinmem.cli.doctor import diagnose
 from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.config.loading import unknown_variables
 from openclaw_tinmem.config.pages import REGENERATE, render_config_file, render_reference
 from openclaw_tinmem.errors import ConfigError
 
@@ -97,3 +99,26 @@ def test_named_object_store_options_become_lancedb_storage_options(tmp_path: Pat
     }  # fmt: skip
     explicit = settings.model_copy(update={"storage_options": {"aws_region": "us-east-2"}})
     assert explicit.object_store_options()["aws_region"] == "us-east-2"  # the raw option wins
+
+
+def test_a_misspelt_variable_is_named_with_the_option_it_was_meant_for(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    environment = {"TINMEM_RECAL_LIMIT": "4", "TINMEM_QWERTY": "1", "TINMEM_DB_PATH": "db",
+                   "TINMEM_TRACE": "1", "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+                   "TINMEM_PACKAGE_INDEX": "https://example.test/simple", "HOME_X": "1"}  # fmt: skip
+    monkeypatch.setenv("HOME", str(tmp_path))  # no config file of the developer's
+    assert unknown_variables(environment) == [
+        "TINMEM_QWERTY names no option and is ignored",
+        "TINMEM_RECAL_LIMIT names no option and is ignored (did you mean TINMEM_RECALL_LIMIT?)",
+    ]
+    with caplog.at_level("WARNING", logger="openclaw_tinmem"):
+        settings = load_settings(environ={"TINMEM_RECAL_LIMIT": "4"})
+    assert settings.recall_limit == Settings().recall_limit  # ignored, as the line says
+    assert "did you mean TINMEM_RECALL_LIMIT?" in caplog.text
+    monkeypatch.setenv("TINMEM_RECAL_LIMIT", "4")
+    monkeypatch.setenv("TINMEM_DB_PATH", str(tmp_path / "db"))
+    checks = {check["name"]: check for check in diagnose(None)["checks"]}
+    assert (
+        not checks["environment"]["ok"] and "TINMEM_RECALL_LIMIT" in checks["environment"]["detail"]
+    )

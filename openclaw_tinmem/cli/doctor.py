@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from openclaw_tinmem.config import DEFAULT_EMBEDDING_MODEL, Settings, load_settings
+from openclaw_tinmem.config.loading import unknown_variables
 from openclaw_tinmem.encoders.provisioning import (
     BUNDLED_MODELS,
     LATE_INTERACTION,
@@ -141,6 +143,9 @@ def diagnose(
     except TinmemError as error:
         return {"checks": [_check("config", False, error.message)]}
     checks = [_check("config", True, f"loaded (db_path={settings.db_path})")]
+    unknown = unknown_variables(dict(os.environ))
+    if unknown:
+        checks.append(_check("environment", False, "; ".join(unknown)))
     checks.extend(_model_checks(settings))
     if all(check["ok"] for check in checks):
         checks.append(_store_check(settings))

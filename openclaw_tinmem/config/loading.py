@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
 import os
 import re
 import tomllib
@@ -13,7 +15,17 @@ from pydantic import ValidationError
 
 from openclaw_tinmem.config.settings import Settings
 from openclaw_tinmem.errors import ConfigError, invalid_argument
-from openclaw_tinmem.locations import CONFIG_VARIABLE, DEFAULT_CONFIG_PATH, ENV_PREFIX
+from openclaw_tinmem.locations import (
+    CONFIG_VARIABLE,
+    DEFAULT_CONFIG_PATH,
+    ENV_PREFIX,
+    PACKAGE_INDEX_VARIABLE,
+    TRACE_VARIABLE,
+)
+
+logger = logging.getLogger("openclaw_tinmem")
+# TINMEM_ variables read outside the settings model
+OTHER_VARIABLES = (CONFIG_VARIABLE, TRACE_VARIABLE, PACKAGE_INDEX_VARIABLE)
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -71,6 +83,19 @@ def _read_environment(environ: dict[str, str]) -> dict[str, Any]:
     return values
 
 
+def unknown_variables(environ: dict[str, str]) -> list[str]:
+    """A line for each ``TINMEM_*`` variable set in ``environ`` that names no option (a typo
+    would otherwise be ignored in silence), with the closest known name if one is close."""
+    known = [ENV_PREFIX + name.upper() for name in Settings.model_fields] + list(OTHER_VARIABLES)
+    lines = []
+    for variable in sorted(environ):
+        if variable.startswith(ENV_PREFIX) and variable not in known:
+            close = difflib.get_close_matches(variable, known, n=1, cutoff=0.8)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            lines.append(f"{variable} names no option and is ignored{hint}")
+    return lines
+
+
 def load_settings(
     config_path: str | Path | None = None,
     *,
@@ -91,6 +116,8 @@ def load_settings(
     elif explicit:
         raise ConfigError(f"config file {path} does not exist")
     values.update(_read_environment(environment))
+    for line in unknown_variables(environment):
+        logger.warning(line)
     values.update(overrides or {})
     try:
         return Settings(**values)

@@ -32,7 +32,11 @@ Options come from, later winning: the defaults below, a TOML file (`~/.openclaw/
 `TINMEM_<OPTION>` environment variables. `${VAR}` inside a file value is replaced by that
 environment variable, so secrets need not be written down:
 `llm_api_key = "${OPENAI_API_KEY}"`. `tinmem init` writes a commented file with every option.
-A malformed file or value is an error that names the option and what it allows."""
+A malformed file or value is an error that names the option and what it allows. A
+`TINMEM_*` variable that names no option (a typo such as `TINMEM_RECAL_LIMIT`) is ignored,
+but logged as a warning with the option it was most likely meant for, and `tinmem doctor`
+reports it; besides the options, only `TINMEM_CONFIG`, `TINMEM_TRACE` and
+`TINMEM_PACKAGE_INDEX` are read."""
 
 
 def render_config_file(settings: Settings | None = None) -> str:

@@ -22,9 +22,10 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from openclaw_tinmem.errors import ModelError
+from openclaw_tinmem.locations import PACKAGE_INDEX_VARIABLE
 
 DEFAULT_INDEX = "https://pypi.org/simple"
-INDEX_VARIABLES = ("TINMEM_PACKAGE_INDEX", "PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL")
+INDEX_VARIABLES = (PACKAGE_INDEX_VARIABLE, "PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL")
 ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
 TIMEOUT_SECONDS = 60
 

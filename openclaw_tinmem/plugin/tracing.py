@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 import pluggy
 
-TRACE_VARIABLE = "TINMEM_TRACE"
+from openclaw_tinmem.locations import TRACE_VARIABLE
+
 VALUE_CHARACTERS = 80
 
 

@@ -55,7 +55,7 @@ def test_search_open_edit_forget_and_restore_in_a_real_browser(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    artefacts = Path(os.environ.get("TINMEM_TEST_ARTIFACTS", tmp_path))
+    artefacts = Path(os.environ.get("OPENCLAW_TINMEM_TEST_ARTIFACTS", tmp_path))
     artefacts.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
