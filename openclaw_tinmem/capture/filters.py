@@ -10,6 +10,7 @@ prompts. Every drop is counted in ``capture-counts.sqlite3`` beside the journal,
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -18,6 +19,8 @@ from pathlib import Path
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import Draft
+
+logger = logging.getLogger("openclaw_tinmem")
 
 COUNTS_FILE = "capture-counts.sqlite3"
 BUSY_TIMEOUT_SECONDS = 10.0
@@ -88,8 +91,12 @@ class CaptureFilter:
         self._skip = [re.compile(pattern) for pattern in settings.capture_skip_patterns]
 
     def _count(self, name: str, amount: int = 1) -> None:
-        if self.counts is not None:
+        if self.counts is None:
+            return
+        try:
             self.counts.add(name, amount)
+        except sqlite3.Error:  # a statistic: never a reason to lose the turn
+            logger.warning("could not count %d %s in %s", amount, name, self.counts.path)
 
     def messages(self, turn: Sequence[Message]) -> list[Message]:
         """The turn without the user messages capture must not keep."""

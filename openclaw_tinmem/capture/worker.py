@@ -36,6 +36,7 @@ CAPTURE_NAMESPACE = uuid.UUID("0b7f3c2e-5a4d-4c1b-9e8f-7d6a5b4c3d2e")
 WORKER_LOCK_NAME = ".worker.lock"
 SESSION_KIND = "session_summary"
 REPORTS_KEPT = 100
+HELD_TURNS_KEPT = 1000  # turns kept in memory while the journal cannot be written
 
 
 def memory_id_for(turn_id: str, index: int) -> str:
@@ -159,6 +160,8 @@ class CaptureWorker:
         self._thread: threading.Thread | None = None
         self._process_lock = FileLock(str(journal.directory / WORKER_LOCK_NAME))
         self.reports: deque[CaptureReport] = deque(maxlen=REPORTS_KEPT)
+        self._held: deque[TurnRecord] = deque(maxlen=HELD_TURNS_KEPT)
+        self._journal_problem = ""  # the last error the journal gave, reported once
 
     def start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -169,6 +172,16 @@ class CaptureWorker:
 
     def notify(self) -> None:
         self._wake.set()
+
+    def hold(self, record: TurnRecord) -> None:
+        """Capture a turn the journal could not take (its directory gone, unwritable or
+        full) from memory: not durable, but not lost while this process runs."""
+        if len(self._held) == HELD_TURNS_KEPT:
+            logger.error("%d turns wait for a journal that cannot be written; the oldest is "
+                         "dropped", HELD_TURNS_KEPT)  # fmt: skip
+        self._held.append(record)
+        self.start()
+        self.notify()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop after the turn being captured (waiting at most ``timeout`` seconds); turns
@@ -186,6 +199,12 @@ class CaptureWorker:
         # running on a daemon thread while the interpreter tears down aborts the process, so
         # the exit waits (bounded) for the turn in progress, and leaves the rest journalled.
         self.stop(self.settings.flush_timeout_seconds)
+        while self._held:  # one more try to keep the turns held in memory
+            record = self._held.popleft()
+            try:
+                self.journal.write(record)
+            except OSError:
+                logger.error("turn %s could not be journalled and is lost", record.id)
 
     def _loop(self) -> None:
         _yield_to_the_host()
@@ -200,12 +219,20 @@ class CaptureWorker:
     def run_once(self) -> int:
         """Process every due turn; returns how many were finished."""
         with self._busy:
+            held = self._capture_held()
             try:
                 self._process_lock.acquire(timeout=0)
             except Timeout:
-                return 0  # another process is draining this journal
+                return held  # another process is draining this journal
+            except OSError as error:  # its directory is gone or unusable: held turns only
+                if str(error) != self._journal_problem:
+                    logger.error("cannot read the capture journal (%s); turns are captured "
+                                 "from memory until it can be written", error)  # fmt: skip
+                self._journal_problem = str(error)
+                return held
+            self._journal_problem = ""
             try:
-                finished = 0
+                finished = held
                 for record in self.journal.pending():
                     if self._stop.is_set():
                         break  # stopping: the rest stay journalled
@@ -219,11 +246,34 @@ class CaptureWorker:
         done = threading.Event()
 
         def drain() -> None:
-            self.run_once()
-            done.set()
+            try:
+                self.run_once()
+            finally:
+                done.set()
 
         threading.Thread(target=drain, name="tinmem-flush", daemon=True).start()
-        return done.wait(timeout) and not self.journal.pending()
+        return done.wait(timeout) and not self._held and not self.journal.pending()
+
+    def _capture_held(self) -> int:
+        """Capture the turns held in memory: the LLM pipeline, else at once the rules (a
+        held turn cannot wait in the journal for a retry)."""
+        finished = 0
+        while self._held and not self._stop.is_set():
+            record = self._held.popleft()
+            try:
+                try:
+                    outcomes = self.primary.process(record)
+                    used_fallback = False
+                except Exception as error:
+                    logger.warning("capture of held turn %s failed (%s: %s); using the no-LLM "
+                                   "rules", record.id, type(error).__name__, error)  # fmt: skip
+                    outcomes, used_fallback = self.fallback.process(record), True
+            except Exception:
+                logger.exception("held turn %s could not be captured and is lost", record.id)
+                continue
+            self.reports.append(CaptureReport(record.id, outcomes, used_fallback=used_fallback))
+            finished += 1
+        return finished
 
     def _process(self, record: TurnRecord) -> int:
         try:

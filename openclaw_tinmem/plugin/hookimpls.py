@@ -244,8 +244,13 @@ class TinmemPlugin:
                 },
                 created_at=event.ended_at.isoformat(),
             )
-            with urgent():  # the worker hands back the GIL sooner after each system call
-                self.journal.write(record)  # durable before we return: a crash loses nothing
+            try:
+                with urgent():  # the worker hands back the GIL sooner after each system call
+                    self.journal.write(record)  # durable before we return: a crash loses nothing
+            except OSError:
+                logger.exception("could not journal the turn; capturing it from memory")
+                self.worker.hold(record)
+                return
             self.worker.notify()
         except Exception:
             logger.exception("could not journal the turn for memory capture")

@@ -72,6 +72,16 @@ def test_messages_outside_the_limits_or_matching_a_pattern_are_left_out_and_coun
     assert CaptureCounts(tmp_path).read()["skipped_too_short"] == 1  # kept on disk
 
 
+def test_a_count_that_cannot_be_written_never_fails_the_filter(tmp_path: Path) -> None:
+    counts = CaptureCounts(tmp_path / "journal")
+    counts.path.unlink()
+    counts.path.mkdir()  # the database's file is now a directory: sqlite cannot open it
+    kept = CaptureFilter(Settings(capture_min_characters=10), counts).messages(
+        [Message("user", "ok then"), Message("user", "I really prefer aisle seats.")]
+    )
+    assert [message.content for message in kept] == ["I really prefer aisle seats."]
+
+
 def test_injected_drafts_are_dropped_unless_the_filter_is_off(tmp_path: Path) -> None:
     drafts = [
         Draft("User prefers window seats", Category.PREFERENCES),

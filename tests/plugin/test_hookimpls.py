@@ -136,6 +136,26 @@ def test_hooks_never_raise_into_the_host(
     plugin.session_end(event=SessionEvent("s"), ctx=ctx)
 
 
+def test_a_turn_the_journal_cannot_take_is_captured_from_memory(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    ctx = HookContext(agent_id="main")
+    first = "I really prefer green tea over coffee in the morning."
+    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", first),)), ctx=ctx)
+    assert plugin.flush()
+    journal = plugin.journal.directory
+    for path in journal.iterdir():  # the journal's directory is gone, a file in its place
+        path.unlink()
+    journal.rmdir()
+    journal.write_text("not a directory")
+    second = "I really prefer hiking in the Alps over city trips, always."
+    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", second),)), ctx=ctx)
+    assert plugin.flush()
+    contents = " ".join(memory.content for memory in plugin.service.store.list_memories())
+    assert "green tea" in contents and "hiking in the Alps" in contents
+
+
 MALFORMED_EVENTS = [
     ("agent_end", AgentEndEvent(messages=[{"role": "user", "content": "I prefer tea"}])),  # type: ignore[arg-type]
     ("agent_end", AgentEndEvent(messages=(Message("user", None),))),  # type: ignore[arg-type]
