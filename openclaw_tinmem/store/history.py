@@ -156,6 +156,9 @@ class HistoryLog:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
+            if self._thread.is_alive():  # its commit hangs (a store out of reach): not twice
+                logger.warning("memory history: %d queued events not written", len(self._pending))
+                return
         self.flush()
 
     def _write(self, events: Sequence[HistoryEvent]) -> None:
@@ -211,4 +214,7 @@ class HistoryLog:
 def _close_at_exit(reference: weakref.ref[HistoryLog]) -> None:
     history = reference()
     if history is not None:
-        history.close()
+        try:
+            history.close()
+        except Exception:  # the process is ending: say so, do not raise
+            logger.warning("memory history: queued events not written at exit", exc_info=True)
