@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -59,10 +59,8 @@ class HookContext:
     channel: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("agent_id", "session_id", "session_key", "run_id", "user_id", "channel"):
-            value = getattr(self, name)
-            if isinstance(value, str):
-                object.__setattr__(self, name, well_formed(value))
+        for item in fields(self):  # every field is an id: text or None
+            object.__setattr__(self, item.name, well_formed(getattr(self, item.name)))
 
     def for_new_run(self) -> HookContext:
         """This context for a new run (turn) of the same session: a fresh ``run_id``."""

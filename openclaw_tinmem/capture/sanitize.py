@@ -37,16 +37,20 @@ def strip_channel_metadata(text: str) -> str:
     return _LEADING_ENVELOPE.sub("", text)
 
 
+def _unwrapped(text: str) -> str:
+    return strip_channel_metadata(strip_injected_block(text))
+
+
 def clean(text: str) -> str:
     """Our block, channel wrappers and secrets removed; whitespace tidied."""
-    text = redact_secrets(strip_channel_metadata(strip_injected_block(text)))
+    text = redact_secrets(_unwrapped(text))
     return re.sub(r"[ \t]+\n", "\n", text).strip()
 
 
 def has_content(text: str) -> bool:
     """Whether ``clean(text)`` leaves anything, without redacting: redaction replaces a
     secret by a marker and never empties a text, so it cannot change the answer."""
-    return bool(strip_channel_metadata(strip_injected_block(text)).strip())
+    return bool(_unwrapped(text).strip())
 
 
 def is_noise(text: str) -> bool:

@@ -57,6 +57,11 @@ def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plug
     assert second.last_injected is None  # greetings get nothing
 
 
+def user_said(text: str) -> AgentEndEvent:
+    """A finished turn of one user message."""
+    return AgentEndEvent(messages=(Message("user", text),))
+
+
 def test_text_a_broken_json_escape_left_is_captured_and_recalled(
     plugin_settings: Settings, make_plugin
 ) -> None:  # type: ignore[no-untyped-def]
@@ -65,7 +70,7 @@ def test_text_a_broken_json_escape_left_is_captured_and_recalled(
     plugin = make_plugin(plugin_settings)
     ctx = HookContext(agent_id="main\ud800")
     text = "I really prefer green tea \ud83d over coffee in the morning."
-    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", text),)), ctx=ctx)
+    plugin.agent_end(event=user_said(text), ctx=ctx)
     (record,) = plugin.journal.pending(due_only=False)
     assert record.messages[0].content == text.replace("\ud83d", "\ufffd")
     assert plugin.flush()
@@ -130,9 +135,7 @@ def test_hooks_never_raise_into_the_host(
     plugin = make_plugin(broken)
     ctx = HookContext()
     assert plugin.before_prompt_build(event=PromptBuildEvent("what do I like?"), ctx=ctx) is None
-    plugin.agent_end(
-        event=AgentEndEvent(messages=(Message("user", "I like tea a lot really"),)), ctx=ctx
-    )
+    plugin.agent_end(event=user_said("I like tea a lot really"), ctx=ctx)
     plugin.session_end(event=SessionEvent("s"), ctx=ctx)
 
 
@@ -142,7 +145,7 @@ def test_a_turn_the_journal_cannot_take_is_captured_from_memory(
     plugin = make_plugin(plugin_settings)
     ctx = HookContext(agent_id="main")
     first = "I really prefer green tea over coffee in the morning."
-    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", first),)), ctx=ctx)
+    plugin.agent_end(event=user_said(first), ctx=ctx)
     assert plugin.flush()
     journal = plugin.journal.directory
     for path in journal.iterdir():  # the journal's directory is gone, a file in its place
@@ -150,7 +153,7 @@ def test_a_turn_the_journal_cannot_take_is_captured_from_memory(
     journal.rmdir()
     journal.write_text("not a directory")
     second = "I really prefer hiking in the Alps over city trips, always."
-    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", second),)), ctx=ctx)
+    plugin.agent_end(event=user_said(second), ctx=ctx)
     assert plugin.flush()
     contents = " ".join(memory.content for memory in plugin.service.store.list_memories())
     assert "green tea" in contents and "hiking in the Alps" in contents
