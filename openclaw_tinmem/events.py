@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
@@ -29,22 +30,78 @@ def content_text(content: Any) -> str:
     return "\n".join(str(part) for part in parts if isinstance(part, str) and part)
 
 
+def parse_timestamp(value: Any) -> datetime | None:
+    """A message time as hosts send it, in UTC: an aware datetime, ISO 8601 text, or seconds
+    or milliseconds since the epoch (OpenClaw's ``timestamp``); None for anything else. A
+    time without a zone is taken as UTC."""
+    if isinstance(value, bool):
+        return None
+    when: datetime | None = None
+    if isinstance(value, datetime):
+        when = value
+    elif isinstance(value, int | float) and math.isfinite(value) and value > 0:
+        seconds = value / 1000 if value > MILLISECONDS_FROM else value
+        try:
+            when = datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    elif isinstance(value, str) and value.strip():
+        try:
+            when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if when is None:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+# An epoch number above this is in milliseconds (as seconds it would be past the year 5138).
+MILLISECONDS_FROM = 1e11
+
+
 @dataclass(frozen=True)
 class Message:
-    """One chat message."""
+    """One chat message, with what the host knows of where it came from: who said it
+    (``name``: the user's name, the agent's), when (``timestamp``) and the host's ``id`` for
+    it. Automatic memory dates what it keeps by ``timestamp`` and records ``id`` as its
+    provenance; both are optional."""
 
     role: Role
     content: str
+    name: str | None = None
+    timestamp: datetime | None = None
+    id: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", well_formed(self.content))
+        for name in ("name", "id"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, well_formed(str(value)) if value else None)
+        object.__setattr__(self, "timestamp", parse_timestamp(self.timestamp))
 
     def to_dict(self) -> dict[str, str]:
-        return {"role": self.role, "content": self.content}
+        data = {"role": self.role, "content": self.content}
+        if self.name:
+            data["name"] = self.name
+        if self.timestamp is not None:
+            data["timestamp"] = self.timestamp.isoformat()
+        if self.id:
+            data["id"] = self.id
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
-        return cls(role=data["role"], content=str(data.get("content") or ""))
+        return cls(
+            role=data["role"],
+            content=str(data.get("content") or ""),
+            name=data.get("name"),
+            timestamp=data.get("timestamp"),
+            id=data.get("id"),
+        )
+
+    def with_content(self, content: str) -> Message:
+        """The same message (who, when, which) with other text: cleaned or redacted."""
+        return replace(self, content=content)
 
 
 @dataclass(frozen=True)
@@ -57,6 +114,8 @@ class HookContext:
     run_id: str = ""
     user_id: str | None = None
     channel: str | None = None
+    # what started the run, where the host says: "user", or a schedule ("heartbeat", "cron")
+    trigger: str | None = None
 
     def __post_init__(self) -> None:
         for item in fields(self):  # every field is an id: text or None
@@ -67,11 +126,7 @@ class HookContext:
         return replace(self, run_id=str(uuid.uuid4()))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "agent_id": self.agent_id, "session_id": self.session_id,
-            "session_key": self.session_key, "run_id": self.run_id,
-            "user_id": self.user_id, "channel": self.channel,
-        }  # fmt: skip
+        return {item.name: getattr(self, item.name) for item in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HookContext:
@@ -92,10 +147,12 @@ class PromptBuildEvent:
 
 @dataclass(frozen=True)
 class PromptContext:
-    """What a plugin adds to the prompt: system-level text and/or text before the user turn."""
+    """What a plugin adds to the prompt: system-level text and/or text before the user turn,
+    and the ids of the memories that text shows (for a host's logs; a host may ignore it)."""
 
     prepend_system_context: str | None = None
     prepend_context: str | None = None
+    memory_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from openclaw_tinmem.categories import CATEGORY_POLICIES as CATEGORY_POLICIES
 from openclaw_tinmem.categories import Category as Category
@@ -31,6 +31,7 @@ class Source(StrEnum):
     TOOL = "tool"
     AUTO_CAPTURE = "auto-capture"
     IMPORT = "import"
+    INGEST = "ingest"  # a past conversation put through capture by ``tinmem ingest``
 
 
 class Action(StrEnum):
@@ -50,6 +51,8 @@ class MatchKind(StrEnum):
 
 
 GLOBAL_SCOPE = "global"
+# the tag of an episode: an exchange kept as it was said (capture.episodes), never merged
+EPISODE_TAG = "episode"
 _SCOPE_PATTERN = re.compile(
     r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-~]{0,127})$"
 )
@@ -136,6 +139,44 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+MAX_MESSAGE_IDS = 64
+
+
+class Provenance(BaseModel):
+    """Where a memory's words came from, beyond its ``source``: which agent kept them, for
+    which user, who said them, in which session and channel, and from which messages (the
+    host's message ids, or positions ``<session>#<index>`` where it gives none). A fact taken
+    from an exchange names the episode memory that keeps the exchange itself."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str | None = None
+    user_id: str | None = None
+    speakers: tuple[str, ...] = ()
+    session_id: str | None = None
+    session_key: str | None = None
+    channel: str | None = None
+    message_ids: tuple[str, ...] = ()
+    episode_id: str | None = None
+
+    @field_validator("message_ids", "speakers", mode="before")
+    @classmethod
+    def _bounded(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return tuple(dict.fromkeys(str(item) for item in value if item))[:MAX_MESSAGE_IDS]
+        return value
+
+    def is_empty(self) -> bool:
+        return self == EMPTY_PROVENANCE
+
+    def public_dict(self) -> dict[str, Any]:
+        """The fields that are set, JSON-ready."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
+EMPTY_PROVENANCE = Provenance()
+
+
 class Memory(BaseModel):
     """One stored memory with its three levels of detail."""
 
@@ -157,6 +198,7 @@ class Memory(BaseModel):
     # What preceded the memory where it was said (e.g. the question it answers); indexed for
     # late interaction, never part of what recall returns.
     context: str = ""
+    provenance: Provenance = EMPTY_PROVENANCE
 
     @field_validator("context", mode="before")
     @classmethod
@@ -196,9 +238,11 @@ class Draft:
     source_ref: str = ""
     memory_id: str | None = None
     context: str = ""
-    # when what it records was said (a captured turn's end), if not now: recall groups
-    # memories into episodes by it, so a capture that runs late must not move it
+    # when what it records was said (its message's time, else the captured turn's end), if
+    # not now: recall groups memories into episodes by it, so a capture that runs late must
+    # not move it
     created_at: datetime | None = None
+    provenance: Provenance = EMPTY_PROVENANCE
 
 
 @dataclass(frozen=True)
@@ -222,7 +266,10 @@ class Hit:
             "similarity": None if self.similarity is None else round(self.similarity, 3),
             "importance": self.memory.importance,
             "tags": self.memory.tags,
+            "said_at": self.memory.created_at.isoformat(),
             "updated_at": self.memory.updated_at.isoformat(),
+            "source": self.memory.source.value,
+            "provenance": self.memory.provenance.public_dict(),
         }
 
 

@@ -34,7 +34,7 @@ def test_extraction_sends_the_turn_and_its_time(llm_settings: Settings, fake_llm
         [Message("assistant", "earlier")],
         when,
     )
-    assert [(c.category, c.content) for c in found] == [
+    assert [(c.category, c.content) for c in found.facts] == [
         (Category.PREFERENCES, "User prefers green tea over coffee.")
     ]
     prompt = fake_llm.prompts()[0]
@@ -46,7 +46,7 @@ def test_broken_json_is_asked_again(llm_settings: Settings, fake_llm: FakeLLM) -
     found = LLMExtractor(LLMClient(llm_settings)).extract(
         [Message("user", "x y z w")], [], datetime.now(UTC)
     )
-    assert len(found) == 1 and len(fake_llm.requests) == 2
+    assert len(found.facts) == 1 and len(fake_llm.requests) == 2
 
 
 @pytest.mark.faults

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.maintenance import export_memories, import_memories, reembed, statistics
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Category, Draft, Provenance, Source
 from openclaw_tinmem.service import MemoryService
 
 
@@ -138,3 +138,24 @@ def test_unchanged_lines_are_recognised_and_skipped(service: MemoryService) -> N
     changed = [*lines[:19], json.dumps({"content": "Note 19 about the roadmap",
                                         "category": "events", "importance": 0.9})]  # fmt: skip
     assert import_memories(service, changed).imported == 1
+
+
+def test_time_and_provenance_survive_export_and_import(
+    service: MemoryService,
+    settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    where = Provenance(speakers=("Ana",), session_id="s-9", message_ids=("m-1", "m-2"))
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    service.remember_many([Draft(content="Ana: I moved to Porto.", category=Category.EVENTS,
+                                 source=Source.INGEST, provenance=where, created_at=said)])  # fmt: skip
+    (record,) = list(export_memories(service.store))
+    assert record["provenance"]["message_ids"] == ["m-1", "m-2"] and record["source"] == "ingest"
+    other = make_service(settings.model_copy(update={"db_path": settings.db_path + "-copy"}))
+    import_memories(other, [json.dumps(record)])
+    (copied,) = other.store.list_memories()
+    assert (copied.provenance, copied.created_at, copied.source) == (where, said, Source.INGEST)
+    bad = json.dumps({**record, "provenance": {"message_ids": "m-1"}})
+    with pytest.raises(InvalidArgumentError) as caught:
+        import_memories(other, [bad])
+    assert "provenance" in str(caught.value)

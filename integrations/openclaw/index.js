@@ -18,9 +18,14 @@ const DEFAULTS = {
 };
 const SESSION_HOOKS = ["session_start", "session_end", "before_reset", "before_compaction"];
 
-// The ids OpenClaw gives a hook or a tool, as the Python side reads them.
+// The ids OpenClaw gives a hook or a tool, as the Python side reads them: who and where (a
+// tool's requesterSenderId and messageChannel, a hook's senderId and channelId) and what
+// started the run (trigger: "user", "heartbeat", "cron"...), so scheduled runs are not captured.
 function identity(ctx) {
-  const keys = ["agentId", "sessionId", "sessionKey", "runId", "requesterSenderId", "messageChannel"];
+  const keys = [
+    "agentId", "sessionId", "sessionKey", "runId", "requesterSenderId", "messageChannel",
+    "senderId", "channelId", "messageProvider", "trigger",
+  ];
   return Object.fromEntries(keys.filter((key) => ctx?.[key]).map((key) => [key, ctx[key]]));
 }
 

@@ -10,6 +10,7 @@ prompts. Every drop is counted in ``capture-counts.sqlite3`` beside the journal,
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import re
 import sqlite3
@@ -17,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.events import Message
-from openclaw_tinmem.models import Draft
+from openclaw_tinmem.events import HookContext, Message
+from openclaw_tinmem.models import EPISODE_TAG, Draft
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -89,14 +90,27 @@ class CaptureFilter:
         self.settings = settings
         self.counts = counts
         self._skip = [re.compile(pattern) for pattern in settings.capture_skip_patterns]
+        self._sessions = list(settings.capture_skip_sessions)
 
-    def _count(self, name: str, amount: int = 1) -> None:
+    def count(self, name: str, amount: int = 1) -> None:
         if self.counts is None:
             return
         try:
             self.counts.add(name, amount)
         except sqlite3.Error:  # a statistic: never a reason to lose the turn
             logger.warning("could not count %d %s in %s", amount, name, self.counts.path)
+
+    def is_conversation(self, ctx: HookContext) -> bool:
+        """False (and counted) for a run that is not a conversation with a person: a session
+        key of ``capture_skip_sessions`` or a trigger of ``capture_skip_triggers``."""
+        key, trigger = ctx.session_key, ctx.trigger
+        if trigger and trigger in self.settings.capture_skip_triggers:
+            self.count("skipped_not_a_conversation")
+            return False
+        if key and any(fnmatch.fnmatchcase(key, pattern) for pattern in self._sessions):
+            self.count("skipped_not_a_conversation")
+            return False
+        return True
 
     def messages(self, turn: Sequence[Message]) -> list[Message]:
         """The turn without the user messages capture must not keep."""
@@ -106,7 +120,7 @@ class CaptureFilter:
             if reason is None:
                 kept.append(message)
             else:
-                self._count(reason)
+                self.count(reason)
         return kept
 
     def _reason(self, message: Message) -> str | None:
@@ -124,10 +138,15 @@ class CaptureFilter:
         if not self.settings.capture_filter_injections:
             return list(drafts)
         kept = [draft for draft in drafts if not _injected(draft)]
-        self._count("filtered_injections", len(drafts) - len(kept))
+        self.count("filtered_injections", len(drafts) - len(kept))
         return kept
 
 
+SPEAKER_LABEL = re.compile(r"^[^:\n]{1,80}:[ \t]", re.MULTILINE)
+
+
 def _injected(draft: Draft) -> bool:
-    texts = (draft.content, draft.headline or "", draft.summary or "")
+    texts: tuple[str, ...] = (draft.content, draft.headline or "", draft.summary or "")
+    if EPISODE_TAG in draft.tags:  # "Assistant: …" names a speaker; what follows is checked
+        texts = tuple(SPEAKER_LABEL.sub("", text) for text in texts)
     return any(looks_like_injection(text) for text in texts)

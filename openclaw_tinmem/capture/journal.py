@@ -3,7 +3,9 @@
 Each turn is one JSON file written atomically (a temporary file written synchronously, a
 rename, the directory synchronised), so a crash at any moment leaves either the whole turn or
 nothing. A turn's file is removed only after it was processed; processing is idempotent
-(memory ids derive from the turn id), so a turn replayed after a crash creates no duplicate.
+(an episode's id derives from its scope and messages, a fact's from its episode's), so a turn
+replayed after a crash creates no duplicate. A record keeps each message's time, speaker and
+id, so what is written from it is dated by when it was said, however late that is.
 """
 
 from __future__ import annotations
@@ -38,10 +40,17 @@ class TurnRecord:
     attempts: int = 0
     next_attempt_at: str | None = None
     last_error: str | None = None
+    source: str = "auto-capture"  # a live turn, or "ingest": a past conversation read back
 
     @property
     def created(self) -> datetime:
         return datetime.fromisoformat(self.created_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data (``read_record`` reads it back)."""
+        data = asdict(self)
+        data["messages"] = [message.to_dict() for message in self.messages]
+        return data
 
 
 def read_record(path: Path) -> TurnRecord:
@@ -73,7 +82,7 @@ class Journal:
         """Atomically create or replace the record's file, in as few system calls as that
         takes: written and synchronised under a temporary name, renamed, the directory
         synchronised."""
-        data = json.dumps(asdict(record), ensure_ascii=False).encode("utf-8")
+        data = json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
         temporary = self.directory / f".tmp-{uuid.uuid4().hex}.json"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | SYNCHRONISED_WRITES
         descriptor = os.open(temporary, flags, PRIVATE_FILE)

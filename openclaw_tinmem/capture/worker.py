@@ -13,13 +13,20 @@ import os
 import threading
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
 from openclaw_tinmem.access import Identity
+from openclaw_tinmem.capture.episodes import (
+    Exchange,
+    episode_draft,
+    is_substantive,
+    message_key,
+    provenance,
+)
 from openclaw_tinmem.capture.extraction import Extractor
 from openclaw_tinmem.capture.filters import CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
@@ -46,34 +53,52 @@ def memory_id_for(turn_id: str, index: int) -> str:
 
 def clean_messages(messages: Sequence[Message]) -> list[Message]:
     """User and assistant messages, cleaned; those left empty by cleaning are dropped."""
-    cleaned = [
-        Message(m.role, clean(m.content)) for m in messages if m.role in ("user", "assistant")
-    ]
+    spoken = (message for message in messages if message.role in ("user", "assistant"))
+    cleaned = [message.with_content(clean(message.content)) for message in spoken]
     return [message for message in cleaned if message.content]
+
+
+def turn_start(messages: Sequence[Message], kept: Callable[[Message], bool]) -> int | None:
+    """Where the last turn begins: the first of the last run of user messages (those between
+    the last reply and the end), among the messages ``kept`` says count; None without one."""
+    users = (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user")
+    last_user = next((i for i in users if kept(messages[i])), None)
+    if last_user is None:
+        return None
+    start = last_user
+    for index in range(last_user - 1, -1, -1):
+        message = messages[index]
+        if kept(message):
+            if message.role != "user":
+                break
+            start = index
+    return start
 
 
 def split_turn(
     messages: Sequence[Message], context_size: int
 ) -> tuple[list[Message], list[Message]]:
-    """(the turn: from the last user message on, earlier context), both cleaned."""
+    """(the turn: the last run of user messages and what followed it, earlier context),
+    both cleaned."""
     cleaned = clean_messages(messages)
-    last_user = max((i for i, m in enumerate(cleaned) if m.role == "user"), default=len(cleaned))
-    return cleaned[last_user:], cleaned[max(0, last_user - context_size) : last_user]
+    start = turn_start(cleaned, lambda message: True)
+    if start is None:
+        start = len(cleaned)
+    return cleaned[start:], cleaned[max(0, start - context_size) : start]
 
 
 def capture_window(messages: Sequence[Message], context_size: int) -> list[Message]:
-    """The messages capture reads: from the last user message on, and the ``context_size``
-    user and assistant messages before it — exactly what ``split_turn`` keeps. ``agent_end``
-    journals only these, so its cost does not grow with the conversation."""
+    """The messages capture reads: the last turn, and the ``context_size`` user and
+    assistant messages before it — exactly what ``split_turn`` keeps. ``agent_end`` journals
+    only these, so its cost does not grow with the conversation."""
 
     def kept(message: Message) -> bool:
         return message.role in ("user", "assistant") and has_content(message.content)
 
-    users = (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user")
-    last_user = next((i for i in users if kept(messages[i])), None)
-    if last_user is None:
+    start = turn_start(messages, kept)
+    if start is None:
         return list(messages)  # no user message: nothing will be extracted
-    start, counted = last_user, 0
+    counted = 0
     while start > 0 and counted < context_size:
         start -= 1
         counted += kept(messages[start])
@@ -88,7 +113,11 @@ class CaptureReport:
 
 
 class CapturePipeline:
-    """Processes one journalled turn with an extractor; idempotent for the same turn."""
+    """Processes one journalled turn with an extractor; idempotent for the same turn.
+
+    A turn becomes its episode (the exchange itself, ``capture.episodes``) and the facts the
+    extractor finds in it, each linked to the episode; all are written in one batch.
+    """
 
     def __init__(
         self,
@@ -101,43 +130,77 @@ class CapturePipeline:
         self.filter = capture_filter or CaptureFilter(service.settings)
 
     def process(self, record: TurnRecord) -> list[WriteOutcome]:
-        identity = Identity.from_context(HookContext.from_dict(record.context), via="capture")
+        ctx = HookContext.from_dict(record.context)
+        identity = Identity.from_context(ctx, via="capture")
         if not self.service.access(identity).can_write(record.scope):
             logger.warning(
                 "%s may not write %s: turn %s is not captured",
                 identity.describe(), record.scope, record.id,
             )  # fmt: skip
-            if self.filter.counts is not None:
-                self.filter.counts.add("skipped_no_write_access")
+            self.filter.count("skipped_no_write_access")
             return []
-        messages = record.messages
+        if not self.filter.is_conversation(ctx):
+            return []
         if record.context.get("kind") == SESSION_KIND:
-            candidates = self.extractor.summarize_session(clean_messages(messages), record.created)
-            return self._write(record, candidates, identity)
-        turn, context = split_turn(messages, self.service.settings.context_messages)
+            messages = clean_messages(record.messages)
+            candidates = self.extractor.summarize_session(messages, record.created)
+            keys = [message_key(message) for message in messages]
+            summaries = [
+                replace(
+                    draft,
+                    memory_id=memory_id_for(record.id, index),
+                    created_at=record.created,
+                    provenance=provenance(ctx, keys, ()),
+                )
+                for index, draft in enumerate(candidates)
+            ]
+            return self._write(record, summaries, identity)
+        turn, context = split_turn(record.messages, self.service.settings.context_messages)
         turn = self.filter.messages(turn)
-        if all(is_noise(m.content) for m in turn if m.role == "user"):
-            return []  # nothing worth an LLM call
-        drafts = self.extractor.extract(turn, context, record.created)
-        return self._write(record, drafts, identity)
+        if not any(m.role == "user" for m in turn) or not is_substantive(turn):
+            return []  # nothing said worth keeping
+        said = [m for m in turn if m.role == "user"]
+        worth_facts = not all(is_noise(m.content) for m in said)
+        found = self.extractor.extract(turn, context, record.created) if worth_facts else None
+        exchange = Exchange.of(turn, ctx)
+        episode = episode_draft(
+            exchange,
+            scope=record.scope,
+            ctx=ctx,
+            source=Source(record.source),
+            context="",  # the exchange holds both sides: it is its own context
+            fallback_time=record.created,
+            levels=(found.episode_headline, found.episode_summary) if found else (None, None),
+        )
+        facts = found.facts if found else []
+        linked = [_linked(fact, episode, ctx, index) for index, fact in enumerate(facts)]
+        return self._write(record, [episode, *linked], identity)
 
     def _write(
         self, record: TurnRecord, drafts: Sequence[Draft], identity: Identity
     ) -> list[WriteOutcome]:
-        """The turn's drafts, filtered, written with ids derived from the turn."""
+        """The turn's drafts, filtered, written where the turn is captured."""
         captured = [
-            replace(  # the writer redacts every text it keeps
-                draft,
-                scope=record.scope,
-                source=Source.AUTO_CAPTURE,
-                source_ref=f"turn:{record.id}",
-                memory_id=memory_id_for(record.id, index),
-                created_at=record.created,
-            )
-            for index, draft in enumerate(self.filter.drafts(drafts))
+            # the writer redacts every text it keeps
+            replace(draft, scope=record.scope, source=Source(record.source))
+            for draft in self.filter.drafts(drafts)
             if draft.content.strip()
         ]
         return self.service.remember_many(captured, identity=identity)
+
+
+def _linked(fact: Draft, episode: Draft, ctx: HookContext, index: int) -> Draft:
+    """A fact of a turn with its id derived from its episode's, its time and its provenance:
+    the messages it came from, naming the episode."""
+    assert episode.memory_id is not None and episode.created_at is not None
+    found = fact.provenance
+    keys = found.message_ids or episode.provenance.message_ids
+    return replace(
+        fact,
+        memory_id=str(uuid.uuid5(CAPTURE_NAMESPACE, f"{episode.memory_id}:{index}")),
+        created_at=fact.created_at or episode.created_at,
+        provenance=provenance(ctx, keys, found.speakers, episode_id=episode.memory_id),
+    )
 
 
 class CaptureWorker:

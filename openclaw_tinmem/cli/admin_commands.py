@@ -1,4 +1,5 @@
-"""Store administration: init, stats, optimize, export, import, reembed, models, doctor."""
+"""Store administration: init, stats, optimize, export, import, ingest, reembed, models,
+doctor."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from openclaw_tinmem.cli.app import (
     progress_bar,
 )  # fmt: skip
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
+
+TRANSCRIPT_FORMATS = ("auto", "openclaw", "messages", "locomo")  # capture.transcripts.FORMATS
 
 
 @main.command()
@@ -288,3 +291,71 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
             click.confirm(f"Move every memory of {old} into {new}?", abort=True)
         moved = state.service.store.rename_scope(old, new)
     click.echo(f"Moved {moved} memories from {old} to {new}.")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--format", "file_format", type=click.Choice(list(TRANSCRIPT_FORMATS)), default="auto",
+    show_default=True,
+    help="openclaw: an OpenClaw session transcript (JSONL); messages: JSONL of role, content, "
+    "timestamp, session; locomo: LoCoMo's JSON. auto: told apart by the content.",
+)  # fmt: skip
+@click.option("--agent", help="The agent the conversations belong to, where a file does not "
+              "say (OpenClaw's are named by their agents/<id>/ folder; default: "
+              "main).")  # fmt: skip
+@click.option("--user", help="The user the conversations were with, where a file does not "
+              "say.")  # fmt: skip
+@click.option("--skip-invalid", is_flag=True,
+              help="Ingest the readable files and report the others (default: ingest nothing "
+              "if any line of any file is invalid).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def ingest(
+    state: CliState, paths: tuple[Path, ...], file_format: str, agent: str | None,
+    user: str | None, skip_invalid: bool, as_json: bool,
+) -> None:  # fmt: skip
+    """Capture past conversations: transcripts put through automatic capture.
+
+    PATHS are files, or folders searched for transcripts (an OpenClaw state folder such as
+    ~/.openclaw/agents works). Each session is cut into turns as a live host would, and each
+    turn goes through the same filters, extraction (the LLM if configured, else the rules),
+    dedup, scopes and redaction as a live turn, keeping when its words were said, who said
+    them, and which messages they came from. Ingesting again, or ingesting what was captured
+    live, adds nothing. Every invalid line is reported with its file and line number.
+    """
+    state.require_administrator("ingest")
+    from openclaw_tinmem.capture import ingest as backfill
+    from openclaw_tinmem.capture import transcripts
+
+    with friendly_errors():
+        reading = transcripts.read(paths, file_format, agent_id=agent, user_id=user)
+        problems = [str(problem) for problem in reading.problems]
+        if problems and not skip_invalid:
+            for problem in problems:
+                click.echo(f"invalid: {problem}", err=True)
+            console().print(f"Nothing ingested: {len(problems)} invalid line(s); fix them or "
+                            "use --skip-invalid.")  # fmt: skip
+            sys.exit(EXIT_INVALID)
+        settings = state.settings
+        pipeline, fallback = backfill.pipelines(state.service, settings)
+        total = sum(len(backfill.turns_of(item, settings)) for item in reading.transcripts)
+        with progress_bar("Ingesting", total) as bar:
+            task = bar.add_task("ingest", total=total)
+            report = backfill.ingest(
+                reading.transcripts, settings, pipeline, fallback,
+                progress=lambda n: bar.advance(task, n),
+            )  # fmt: skip
+    summary = {"files": reading.files, **report.to_dict(), "invalid": problems}
+    if as_json:
+        emit_json(summary)
+        return
+    click.echo(
+        f"Ingested {report.sessions} sessions ({report.turns} turns) from {reading.files} "
+        f"files: {report.created} memories created, {report.merged} merged, "
+        f"{report.unchanged} already stored; {report.turns_without_memory} turns kept nothing."
+    )
+    if report.llm_fallbacks:
+        click.echo(f"{report.llm_fallbacks} turns the LLM failed on were captured by the rules.")
+    for problem in problems:
+        click.echo(f"skipped: {problem}", err=True)

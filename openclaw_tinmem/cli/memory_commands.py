@@ -86,6 +86,9 @@ def show(state: CliState, memory_id: str, as_json: bool) -> None:
     for name in ("id", "scope", "category", "importance", "tags", "source", "source_ref",
                  "created_at", "updated_at", "access_count", "last_accessed_at"):  # fmt: skip
         click.echo(f"{name}: {record[name]}")
+    for name, value in memory.provenance.public_dict().items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        click.echo(f"{name.replace('_', ' ')}: {shown}")
     click.echo(f"\nL0 headline:\n  {memory.headline}\nL1 summary:\n  {memory.summary}")
     click.echo(f"L2 content:\n  {memory.content}")
     if memory.context:

@@ -14,6 +14,20 @@ from openclaw_tinmem.locations import (
     DEFAULT_MODEL_DIR,
 )
 
+# OpenClaw's keys of sessions that are not a conversation with a person: cron jobs and their
+# runs, sub-agents, isolated heartbeats, webhooks, ACP and node sessions
+NOT_CONVERSATIONS = (
+    "*:cron:*",
+    "*:subagent:*",
+    "*:heartbeat",
+    "*:heartbeat:*",
+    "*:hook:*",
+    "hook:*",
+    "*:acp:*",
+    "acp:*",
+    "*:node:*",
+)
+SCHEDULED_TRIGGERS = ("heartbeat", "cron", "memory", "overflow")
 DEFAULT_EMBEDDING_MODEL = "openclaw-tinmem/bge-small-en-int8"
 DEFAULT_RERANKER_MODEL = "openclaw-tinmem/ms-marco-MiniLM-L-12-v2-int8"
 
@@ -175,6 +189,14 @@ class Settings(BaseModel):
     recency_half_life_days: float = Field(
         30.0, gt=0, description="Age (since last update) at which the recency factor halves"
     )
+    time_weight: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description='When a query names a time ("last week", "in May", "on 8 May 2023"), '
+        "the score of a memory said outside it is lowered by this share, so memories of then "
+        "come first; 0 ignores named times",
+    )
     min_score: float = Field(0.0, ge=0, le=1, description="Hits scoring below this are dropped")
     recall_min_similarity: float = Field(
         0.6,
@@ -247,6 +269,23 @@ class Settings(BaseModel):
         "embedding's cosine similarity to the message reaches this (0: inject whatever recall "
         "returns). Set for the bundled embedding model; measure again for another one",
     )
+    injection_word_match_min_similarity: float = Field(
+        0.45,
+        ge=0,
+        le=1,
+        description="With rerank on, a memory that shares words with the message is injected "
+        "if its embedding's cosine similarity to the message reaches this (0: sharing a word "
+        "is enough). Chosen with injection_min_relevance (docs/benchmarks.md)",
+    )
+    injection_min_relevance: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="With rerank on, a memory not close enough to the message by the two "
+        "similarity floors is injected if the cross-encoder's relevance (0–1) of it reaches "
+        "this; a message about nothing stored gets no block. Chosen on LoCoMo and BEAM "
+        "conversations held out one at a time (docs/benchmarks.md)",
+    )
     injection_token_budget: int = Field(
         600, ge=50, description="Estimated tokens (characters / 4) the injected block may use"
     )
@@ -302,6 +341,16 @@ class Settings(BaseModel):
     capture_skip_patterns: list[str] = Field(
         default_factory=list,
         description="Regular expressions: a user message that matches one is not captured",
+    )
+    capture_skip_sessions: list[str] = Field(
+        default_factory=lambda: list(NOT_CONVERSATIONS),
+        description="Session keys (fnmatch patterns) whose turns are not captured: runs that "
+        "are not conversations (scheduled jobs, sub-agents, heartbeats, webhooks)",
+    )
+    capture_skip_triggers: list[str] = Field(
+        default_factory=lambda: list(SCHEDULED_TRIGGERS),
+        description="Runs started by these triggers (the host's ctx.trigger) are not captured: "
+        "a heartbeat or a cron job in the main session is not something the user said",
     )
     capture_filter_injections: bool = Field(
         True,

@@ -28,7 +28,7 @@ import logging
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import (
@@ -39,6 +39,7 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
     content_text,
+    parse_timestamp,
 )  # fmt: skip
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
@@ -51,14 +52,25 @@ WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool 
 
 
 def to_messages(raw: Any) -> tuple[Message, ...]:
-    """OpenClaw's messages as ours: user and assistant text; tool traffic is left out."""
+    """OpenClaw's messages as ours: user and assistant text, with when each was said (its
+    ``timestamp``, ms) and who sent it (``__openclaw.senderName``); tool traffic is left out."""
     messages = []
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
             continue
         text = content_text(item.get("content"))
-        if text.strip():
-            messages.append(Message("user" if item["role"] == "user" else "assistant", text))
+        if not text.strip():
+            continue
+        role: Literal["user", "assistant"] = "user" if item["role"] == "user" else "assistant"
+        sender = item.get("__openclaw")
+        name = sender.get("senderName") if isinstance(sender, dict) and role == "user" else None
+        messages.append(
+            Message(
+                role, text, name=str(name) if name else None,
+                timestamp=parse_timestamp(item.get("timestamp")),
+                id=str(item["id"]) if item.get("id") else None,
+            )
+        )  # fmt: skip
     return tuple(messages)
 
 
@@ -67,7 +79,8 @@ def to_context(raw: Any) -> HookContext:
     raw = raw if isinstance(raw, dict) else {}
     names = {"agentId": "agent_id", "sessionId": "session_id", "sessionKey": "session_key",
              "runId": "run_id", "userId": "user_id", "requesterSenderId": "user_id",
-             "messageChannel": "channel", "channelId": "channel"}  # fmt: skip
+             "messageChannel": "channel", "channelId": "channel", "messageProvider": "channel",
+             "senderId": "user_id"}  # fmt: skip
     values: dict[str, Any] = {}
     for key, value in raw.items():
         name = names.get(key, key)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_tinmem.access import Identity, resolve_scope_setting
-from openclaw_tinmem.capture.extraction import Extractor, LLMExtractor, RuleExtractor
+from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.urgency import urgent
@@ -42,11 +42,11 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
 )  # fmt: skip
-from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.recall.injection import render_block
+from openclaw_tinmem.recall.scoring import InjectionFloors, is_worth_injecting
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
@@ -64,7 +64,7 @@ def fallback_journal_path() -> Path:
 
 def redacted(messages: Sequence[Message]) -> list[Message]:
     """The messages with their secrets replaced, as the journal keeps them."""
-    return [Message(message.role, redact_secrets(message.content)) for message in messages]
+    return [message.with_content(redact_secrets(message.content)) for message in messages]
 
 
 def excluded(agent_id: str, patterns: list[str]) -> bool:
@@ -145,7 +145,7 @@ class TinmemPlugin:
     def worker(self) -> CaptureWorker:
         with self._build_lock:
             if self._worker is None:
-                extractor = self._extractor or self._default_extractor()
+                extractor = self._extractor or default_extractor(self.settings)
                 capture_filter = CaptureFilter(self.settings, CaptureCounts(self.journal.directory))
                 self._worker = CaptureWorker(
                     self.journal,
@@ -155,12 +155,6 @@ class TinmemPlugin:
                 )
                 self._worker.start()
             return self._worker
-
-    def _default_extractor(self) -> Extractor:
-        if self.settings.llm_configured():
-            return LLMExtractor(LLMClient(self.settings))
-        logger.info("openclaw-tinmem: no LLM configured, NO-LLM MODE (rule-based capture)")
-        return RuleExtractor()
 
     def close(self) -> None:
         """Flush and stop the worker, release the service; the plugin can be configured again."""
@@ -185,14 +179,20 @@ class TinmemPlugin:
 
     def recall_for_prompt(self, prompt: str, ctx: HookContext) -> list[Hit]:
         """What automatic recall injects: the same recall ``memory_recall`` runs for this
-        agent (every scope it may read), kept to what relates to the message."""
-        query = prompt.strip()[: self.settings.max_query_characters]
-        return self.service.recall(
+        agent (every scope it may read), kept to what is worth injecting: close to the
+        message in meaning, or relevant to it by the cross-encoder (``is_worth_injecting``)."""
+        settings = self.settings
+        query = prompt.strip()[: settings.max_query_characters]
+        hits = self.service.recall(
             query,
             identity=Identity.from_context(ctx),
-            limit=self.settings.injection_limit,
-            min_similarity=self.settings.injection_min_similarity,
+            limit=settings.injection_limit,
+            min_similarity=settings.injection_min_similarity,
         )
+        if not settings.rerank:
+            return hits  # relevance is then a fused rank score, not a probability
+        floors = InjectionFloors.from_settings(settings)
+        return [hit for hit in hits if is_worth_injecting(hit, floors)]
 
     @hookimpl
     def before_prompt_build(
@@ -220,7 +220,9 @@ class TinmemPlugin:
         except Exception:
             logger.exception("memory recall failed; no memory this turn")
             return None
-        return PromptContext(prepend_context=block) if block else None
+        if block is None:
+            return None
+        return PromptContext(prepend_context=block.text, memory_ids=block.memory_ids)
 
     # ----------------------------------------------------------------- capture
 

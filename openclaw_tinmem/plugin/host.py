@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pluggy
@@ -28,13 +29,15 @@ from openclaw_tinmem.events import (
     Message,
     PromptBuildEvent,
     PromptContext,
+    Role,
     SessionEvent,
     ToolRegistration,
-)  # fmt: skip
+)
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, make_plugin_manager
 
-Model = Callable[[Sequence[Message], Sequence[ToolRegistration]], str]
-AsyncModel = Callable[[Sequence[Message], Sequence[ToolRegistration]], Awaitable[str]]
+# The model answers with the reply's text, or with a whole Message (who said it, when, its id)
+Model = Callable[[Sequence[Message], Sequence[ToolRegistration]], str | Message]
+AsyncModel = Callable[[Sequence[Message], Sequence[ToolRegistration]], Awaitable[str | Message]]
 
 
 def load_plugins(
@@ -57,7 +60,8 @@ def join_contexts(results: Sequence[PromptContext | None]) -> PromptContext:
         if result and result.prepend_system_context
     ]
     context = [result.prepend_context for result in results if result and result.prepend_context]
-    return PromptContext("\n\n".join(system) or None, "\n\n".join(context) or None)
+    shown = tuple(memory_id for result in results if result for memory_id in result.memory_ids)
+    return PromptContext("\n\n".join(system) or None, "\n\n".join(context) or None, shown)
 
 
 def build_prompt(history: Sequence[Message], user_text: str, added: PromptContext) -> list[Message]:
@@ -76,6 +80,7 @@ class Session:
     ctx: HookContext
     history: list[Message] = field(default_factory=list)
     last_injected: str | None = None
+    last_injected_ids: tuple[str, ...] = ()  # the memories the last injected context showed
 
 
 def new_session(agent_id: str, user_id: str | None, channel: str | None = None) -> Session:
@@ -85,31 +90,45 @@ def new_session(agent_id: str, user_id: str | None, channel: str | None = None) 
                                user_id=user_id, channel=channel))  # fmt: skip
 
 
+def said(role: Role, said: str | Message) -> Message:
+    """A message as the host keeps it: given whole, or its text dated now with a new id."""
+    if isinstance(said, Message):
+        return said
+    return Message(role, said, timestamp=datetime.now(UTC), id=str(uuid.uuid4()))
+
+
 @dataclass(frozen=True)
 class TurnStart:
-    """A turn before the model is called: its context, the prompt event and its start time."""
+    """A turn before the model is called: its context, the prompt event, the user's message
+    and the turn's start time."""
 
     ctx: HookContext
     event: PromptBuildEvent
     started: float
+    message: Message
 
     @classmethod
-    def begin(cls, session: Session, user_text: str) -> TurnStart:
+    def begin(cls, session: Session, user_text: str | Message) -> TurnStart:
         ctx = session.ctx.for_new_run()
-        event = PromptBuildEvent(prompt=user_text, messages=tuple(session.history))
-        return cls(ctx, event, time.perf_counter())
+        message = said("user", user_text)
+        event = PromptBuildEvent(prompt=message.content, messages=tuple(session.history))
+        return cls(ctx, event, time.perf_counter(), message)
 
     def messages(self, session: Session, results: Sequence[PromptContext | None]) -> list[Message]:
         """What the model sees; records the injected context on the session."""
         added = join_contexts(results)
         session.last_injected = added.prepend_context
+        session.last_injected_ids = added.memory_ids
         return build_prompt(session.history, self.event.prompt, added)
 
-    def end(self, session: Session, reply: str) -> AgentEndEvent:
+    def end(self, session: Session, reply: str | Message) -> AgentEndEvent:
         """The turn added to the session's history, as the ``agent_end`` event."""
-        session.history += [Message("user", self.event.prompt), Message("assistant", reply)]
-        return AgentEndEvent(messages=tuple(session.history), run_id=self.ctx.run_id,
-                             duration_ms=(time.perf_counter() - self.started) * 1000)  # fmt: skip
+        session.history += [self.message, said("assistant", reply)]
+        return AgentEndEvent(
+            messages=tuple(session.history),
+            run_id=self.ctx.run_id,
+            duration_ms=(time.perf_counter() - self.started) * 1000,
+        )
 
 
 def end_event(session: Session) -> SessionEvent:
@@ -139,13 +158,15 @@ class Host:
         self._call(self.manager.hook.session_start, event=event, ctx=session.ctx)
         return session
 
-    def turn(self, session: Session, user_text: str) -> str:
+    def turn(self, session: Session, user_text: str | Message) -> str:
+        """One turn: recall, the model, capture. ``user_text`` may be a whole ``Message``
+        (its sender's name, time and id kept); returns the reply's text."""
         turn = TurnStart.begin(session, user_text)
         hook = self.manager.hook
         results = self._call(hook.before_prompt_build, event=turn.event, ctx=turn.ctx)
         reply = self.model(turn.messages(session, results), list(self.tools.values()))
         self._call(hook.agent_end, event=turn.end(session, reply), ctx=turn.ctx)
-        return reply
+        return reply.content if isinstance(reply, Message) else reply
 
     def call_tool(
         self, name: str, arguments: dict[str, Any], session: Session | None = None
@@ -179,13 +200,13 @@ class AsyncHost:
         await self._call(self.manager.hook.session_start, event=event, ctx=session.ctx)
         return session
 
-    async def turn(self, session: Session, user_text: str) -> str:
+    async def turn(self, session: Session, user_text: str | Message) -> str:
         turn = TurnStart.begin(session, user_text)
         hook = self.manager.hook
         results = await self._call(hook.before_prompt_build, event=turn.event, ctx=turn.ctx)
         reply = await self.model(turn.messages(session, results), list(self.tools.values()))
         await self._call(hook.agent_end, event=turn.end(session, reply), ctx=turn.ctx)
-        return reply
+        return reply.content if isinstance(reply, Message) else reply
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], session: Session | None = None

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+
+import numpy as np
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.cross_encoder import Reranker
-from openclaw_tinmem.encoders.dense import Embedder, Matrix
+from openclaw_tinmem.encoders.dense import Embedder, Matrix, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.models import Category, Hit, Memory
 from openclaw_tinmem.recall.episodes import blend_with_episodes
 from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
 from openclaw_tinmem.recall.scoring import final_score, is_related, rerank_text, sigmoid
+from openclaw_tinmem.recall.when import named_period
 from openclaw_tinmem.store.table import MemoryStore
 
 
@@ -54,8 +57,14 @@ class RecallPipeline:
         self.executor = executor
 
     def run(self, request: RecallRequest, now: datetime) -> list[Hit]:
-        """The best hits for ``request``, best first, scored at ``now``."""
+        """The best hits for ``request``, best first, scored at ``now``.
+
+        A query that names a time ("hiking in May") is ranked without the phrase, then what
+        was said in that time is favoured (``when.py``)."""
         settings = request.settings
+        period = named_period(request.query, now) if settings.time_weight > 0 else None
+        if period is not None:
+            request = replace(request, query=period.without_phrase(request.query))
         late = self.late_interaction.enabled and settings.late_interaction
         depth = max(
             request.limit * 2,
@@ -70,7 +79,8 @@ class RecallPipeline:
         )
         # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
         pool = max(settings.candidate_pool, request.limit, depth // 2 if late else 0)
-        candidates = self._fused(request, pool)[:depth]
+        fused, query_vector = self._fused(request, pool)
+        candidates = fused[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
         candidates = [candidate for candidate in candidates if candidate.id in memories]
         if not candidates:
@@ -91,14 +101,40 @@ class RecallPipeline:
             )
             for candidate in candidates
         ]
+        if period is not None:  # a named time: what was said then comes first
+            hits = [
+                hit if period.holds(hit.memory.created_at)
+                else replace(hit, score=hit.score * (1 - settings.time_weight))
+                for hit in hits
+            ]  # fmt: skip
         hits = [
             hit
             for hit in hits
             if hit.score >= request.min_score and is_related(hit, request.min_similarity)
         ]
-        return sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+        best = sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+        return self._with_similarities(best, query_vector)
 
-    def _fused(self, request: RecallRequest, pool: int) -> list[Candidate]:
+    def _with_similarities(self, hits: list[Hit], query_vector: Vector) -> list[Hit]:
+        """The hits, each with its cosine to the query: those full text alone found are not
+        in the vector ranking, so theirs is computed here (a few dot products)."""
+        missing = [hit.memory.id for hit in hits if hit.similarity is None]
+        if not missing:
+            return hits
+        query = np.asarray(query_vector, dtype=np.float32)
+        query_norm = float(np.linalg.norm(query)) or 1.0
+        cosines = {}
+        for memory, vector in self.store.get_with_vectors(missing):
+            stored = np.asarray(vector, dtype=np.float32)
+            cosines[memory.id] = float(stored @ query) / (
+                (float(np.linalg.norm(stored)) or 1.0) * query_norm
+            )
+        return [
+            replace(hit, similarity=cosines.get(hit.memory.id)) if hit.similarity is None else hit
+            for hit in hits
+        ]
+
+    def _fused(self, request: RecallRequest, pool: int) -> tuple[list[Candidate], Vector]:
         """Full-text and vector candidates fused; full text runs while the query is embedded."""
         settings = request.settings
         scopes, categories = request.scopes, request.categories
@@ -109,19 +145,20 @@ class RecallPipeline:
             if settings.text_weight > 0
             else None
         )
+        vector = self.embedder.embed_query(request.query)
         vector_ranked: list[tuple[str, float]] = []
         if settings.vector_weight > 0:
-            vector = self.embedder.embed_query(request.query)
             vector_ranked = self.store.vector_search(
                 vector, pool, scopes=scopes, categories=categories
             )
-        return fuse(
+        fused = fuse(
             vector_ranked,
             text_future.result() if text_future else [],
             rrf_k=settings.rrf_k,
             vector_weight=settings.vector_weight,
             text_weight=settings.text_weight,
         )
+        return fused, vector
 
     def _late_interaction(
         self,

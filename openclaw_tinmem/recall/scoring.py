@@ -17,6 +17,7 @@ break ties between comparably relevant memories, they do not outvote relevance.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
@@ -74,3 +75,35 @@ def is_related(hit: Hit, min_similarity: float) -> bool:
     if hit.match is not MatchKind.VECTOR or min_similarity <= 0:
         return True
     return hit.similarity is not None and hit.similarity >= min_similarity
+
+
+@dataclass(frozen=True)
+class InjectionFloors:
+    """What a reranked memory must reach to be injected before a turn (any one suffices)."""
+
+    similarity: float  # its embedding's cosine to the message
+    word_match_similarity: float  # the same, for a memory that shares words with it
+    relevance: float  # the cross-encoder's relevance, 0–1
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> InjectionFloors:
+        return cls(
+            settings.injection_min_similarity,
+            settings.injection_word_match_min_similarity,
+            settings.injection_min_relevance,
+        )
+
+
+def is_worth_injecting(hit: Hit, floors: InjectionFloors) -> bool:
+    """Whether automatic recall should inject a reranked memory.
+
+    Close in meaning passes (an assistant's "suggest a snack" finds a peanut allergy this way,
+    which a question-answering cross-encoder scores near 0); so does sharing words with the
+    message at a lower closeness ("where do I live" finds "User lives in Berlin"), or the
+    cross-encoder finding it relevant. Sharing a word alone is not enough: with whole
+    exchanges stored, nearly every message shares one with something.
+    """
+    similarity = hit.similarity if hit.similarity is not None else -1.0
+    if similarity >= floors.similarity or hit.relevance >= floors.relevance:
+        return True
+    return hit.match is not MatchKind.VECTOR and similarity >= floors.word_match_similarity

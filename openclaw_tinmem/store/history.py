@@ -46,6 +46,7 @@ UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 STATE_FIELDS = (
     "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
     "created_at", "updated_at", "source", "source_ref", "content_hash", "context",
+    "provenance",
 )  # fmt: skip
 
 

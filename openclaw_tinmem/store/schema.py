@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
 
 from openclaw_tinmem.encoders.dense import Vector
-from openclaw_tinmem.models import Category, Memory, Source
+from openclaw_tinmem.models import Category, Memory, Provenance, Source
 
 MODEL_METADATA_KEY = b"tinmem.embedding_model"
 DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
@@ -19,12 +20,14 @@ TOKEN_VECTORS_FIELD = pa.field("token_vectors", pa.binary())
 CONTEXT_FIELD = pa.field("context", pa.string())
 # characters from the end of a memory's context that the full-text index sees
 SEARCH_CONTEXT_CHARACTERS = 300
+# where a memory came from (Memory.provenance) as JSON; null when unknown or in older tables
+PROVENANCE_FIELD = pa.field("provenance", pa.string())
 # columns added since the first release, added with nulls when an older table is opened
-ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD]
+ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD, PROVENANCE_FIELD]
 MEMORY_COLUMNS = [
     "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
     "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
-    "content_hash", "context",
+    "content_hash", "context", "provenance",
 ]  # fmt: skip
 
 
@@ -50,6 +53,7 @@ def memory_schema(model_name: str, dimension: int) -> pa.Schema:
         pa.field("vector", pa.list_(pa.float32(), dimension)),
         TOKEN_VECTORS_FIELD,
         CONTEXT_FIELD,
+        PROVENANCE_FIELD,
     ]
     metadata = {
         MODEL_METADATA_KEY: model_name.encode(),
@@ -74,6 +78,9 @@ def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -
     row = memory.model_dump(include=set(MEMORY_COLUMNS))
     row["category"] = memory.category.value
     row["source"] = memory.source.value
+    row["provenance"] = (
+        None if memory.provenance.is_empty() else json.dumps(memory.provenance.public_dict())
+    )
     row["search_text"] = search_text(memory)
     row["vector"] = vector
     row["token_vectors"] = tokens
@@ -85,4 +92,7 @@ def row_to_memory(row: dict[str, Any]) -> Memory:
     values["tags"] = list(values.get("tags") or [])
     values["category"] = Category(values["category"])
     values["source"] = Source(values["source"])
+    provenance = values.pop("provenance", None)
+    if provenance:
+        values["provenance"] = Provenance.model_validate_json(provenance)
     return Memory(**values)

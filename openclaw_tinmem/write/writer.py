@@ -19,6 +19,7 @@ from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.errors import InvalidArgumentError, StoreError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
+    EPISODE_TAG,
     Action,
     Category,
     Draft,
@@ -169,6 +170,7 @@ class MemoryWriter:
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
             created_at=draft.created_at or now, updated_at=now, source=draft.source,
             source_ref=draft.source_ref, content_hash=content_hash(content), context=context,
+            provenance=draft.provenance,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
@@ -259,12 +261,16 @@ class MemoryWriter:
         return self.late_interaction.encode([updated])
 
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
+        if EPISODE_TAG in memory.tags:
+            return []  # an exchange as it was said: appended, never merged or judged
         ranked = self.store.vector_search(
             vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]
         )
         stored = self.store.get([memory_id for memory_id, _ in ranked])
-        return [
-            Neighbour(stored[i], score) for i, score in ranked if i in stored and i != memory.id
+        return [  # a fact is a duplicate of a fact, not of the exchange it was taken from
+            Neighbour(stored[i], score)
+            for i, score in ranked
+            if i in stored and i != memory.id and EPISODE_TAG not in stored[i].tags
         ]
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:

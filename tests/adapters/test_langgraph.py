@@ -156,8 +156,9 @@ def test_the_turn_is_captured_once_when_the_agent_has_answered(
     run(build_agent(memory, model_server), "Please remember that I only drink oat milk.", mode)
     memory.close()  # waits for the capture
 
-    stored = plugin.service.store.count(scopes=["agent:support"])
-    assert stored == 1  # one turn captured, not one per model call
+    stored = plugin.service.store.list_memories(scopes=["agent:support"])
+    # one turn captured (the exchange and its fact), not one per model call
+    assert sorted(memory.category.value for memory in stored) == ["entities", "events"]
     later = MemoryBinding(plugin, agent_id="support", user_id="ana")
     found = json.loads(later.call_tool("memory_recall", {"query": "what milk do I drink"}))
     assert "oat milk" in json.dumps(found["results"])

@@ -113,8 +113,9 @@ def test_the_pipeline_keeps_injections_out_of_the_store(
         context={},
     )
     outcomes = pipeline.process(record)
+    # the fact is kept; the exchange that holds the injected instruction is not
     assert [outcome.memory.content for outcome in outcomes] == ["I am allergic to peanuts."]
-    assert counts.read() == {"filtered_injections": 1}
+    assert counts.read() == {"filtered_injections": 2}
 
 
 def test_a_turn_the_agent_may_not_write_is_not_captured(

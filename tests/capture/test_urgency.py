@@ -88,4 +88,4 @@ def test_agent_end_writes_the_journal_with_the_short_interval_then_gives_it_back
     assert journal_opens == [close_to(URGENT_SWITCH_SECONDS)]
     assert sys.getswitchinterval() == close_to(host_interval)
     assert plugin.flush()
-    assert plugin.service.store.count(scopes=["agent:a"]) == 1
+    assert plugin.service.store.count(scopes=["agent:a"]) == 2  # the exchange and its fact

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from openclaw_tinmem.capture.episodes import EPISODE_TAG
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.worker import (
     CapturePipeline,
     CaptureWorker,
     capture_window,
-    memory_id_for,
     split_turn,
 )
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
-from openclaw_tinmem.models import Action
+from openclaw_tinmem.models import Action, Category, WriteOutcome
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
@@ -39,6 +39,11 @@ def test_split_turn_cleans_and_keeps_context() -> None:
     assert turn[0].content.startswith("I really prefer tea") and "sk-proj" not in turn[0].content
 
 
+def facts(outcomes: list[WriteOutcome]) -> list[WriteOutcome]:
+    """The outcomes of a turn's facts, without its episode."""
+    return [outcome for outcome in outcomes if EPISODE_TAG not in outcome.memory.tags]
+
+
 def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
     service: MemoryService,
 ) -> None:
@@ -51,7 +56,7 @@ def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
         scope="global",
         context={},
     )
-    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    (outcome,) = facts(CapturePipeline(service, RuleExtractor()).process(record))
     stored = service.get(outcome.memory.id)
     assert stored.context == "Sure. Do you want a window or an aisle seat?"
     alone = TurnRecord(
@@ -59,7 +64,7 @@ def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
         scope="global",
         context={},
     )
-    (first,) = CapturePipeline(service, RuleExtractor()).process(alone)
+    (first,) = facts(CapturePipeline(service, RuleExtractor()).process(alone))
     assert service.get(first.memory.id).context == ""
 
 
@@ -72,7 +77,7 @@ def test_a_memory_is_dated_by_its_turn_however_late_it_is_captured(
         context={},
         created_at="2026-03-02T10:00:00+00:00",  # e.g. replayed from the journal hours later
     )
-    (outcome,) = CapturePipeline(service, RuleExtractor()).process(record)
+    (outcome,) = facts(CapturePipeline(service, RuleExtractor()).process(record))
     stored = service.get(outcome.memory.id)
     assert stored.created_at == record.created
     assert stored.updated_at > record.created  # written now
@@ -86,14 +91,14 @@ def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_
         context={},
     )
     pipeline = CapturePipeline(service, RuleExtractor())
-    (first,) = pipeline.process(
-        record
-    )  # written, but "crashed" before the journal entry was removed
-    assert first.action is Action.CREATED and first.memory.id == memory_id_for(record.id, 0)
+    first = pipeline.process(record)  # written, but "crashed" before the journal entry went
+    assert [outcome.action for outcome in first] == [Action.CREATED, Action.CREATED]
     journal.write(record)
     fallback = CapturePipeline(service, RuleExtractor())
     CaptureWorker(journal, pipeline, fallback, service.settings).run_once()
-    assert service.store.count() == 1 and journal.pending() == []
+    assert service.store.count() == 2 and journal.pending() == []
+    again = pipeline.process(record)
+    assert {outcome.memory.id for outcome in again} == {outcome.memory.id for outcome in first}
 
 
 CHILD = textwrap.dedent(
@@ -153,7 +158,8 @@ def test_killed_worker_loses_no_turn_and_replays_exactly_once(
     restarted = TinmemPlugin(llm_settings)
     try:
         assert restarted.flush()
-        contents = sorted(memory.content for memory in restarted.service.store.list_memories())
+        kept = restarted.service.store.list_memories(categories=[Category.PREFERENCES])
+        contents = sorted(memory.content for memory in kept)
         assert contents == sorted(f"User wants conferences held in {city}." for city in CITIES)
         assert journal.pending(due_only=False) == []
     finally:

@@ -271,3 +271,27 @@ def test_bulk_forget_previews_asks_and_deletes_only_what_matches(run, tmp_path: 
     done = run("forget", *filters, "--yes", "--json")
     assert len(json.loads(done.stdout)["deleted"]) == 1
     assert json.loads(run("stats", "--json").stdout)["total"] == 3
+
+
+def test_ingest_reports_bad_lines_by_number_and_writes_nothing_then_ingests_once(
+    run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    good = tmp_path / "chat.jsonl"
+    rows = [
+        {"role": "user", "content": "My name is Ana and I work at Acme as a nurse.",
+         "timestamp": "2025-03-01T10:00:00Z", "session": "a"},
+        {"role": "assistant", "content": "Nice to meet you, Ana.",
+         "timestamp": "2025-03-01T10:00:05Z", "session": "a"},
+    ]  # fmt: skip
+    good.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"role": "user", "content": "fine"}\n{"role": "user"}\n')
+    refused = run("ingest", str(good), str(bad))
+    assert refused.exit_code == 2 and f"{bad}:2: content" in refused.stderr
+    assert json.loads(run("stats", "--json").stdout)["total"] == 0
+    first = json.loads(run("ingest", str(good), "--json").stdout)
+    assert first["turns"] == 1 and first["created"] >= 2 and first["invalid"] == []
+    second = json.loads(run("ingest", str(good), "--json").stdout)
+    assert second["created"] == 0 and second["unchanged"] == first["created"]
+    shown = run("list", "--json").stdout
+    assert "2025-03-01" in shown and '"ingest"' in shown

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Source
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
 
@@ -156,7 +156,7 @@ def test_a_tool_call_from_the_openclaw_agent_runs_as_that_agent(
     service = MemoryService.from_settings(tinmem_settings)
     try:
         stored = service.store.list_memories(scopes=["agent:main"], limit=None)
-        assert [memory.content for memory in stored if memory.category is Category.EVENTS] == [
+        assert [memory.content for memory in stored if memory.source is Source.TOOL] == [
             "The deploy window is Tuesday 14:00 UTC"
         ]
     finally:

@@ -5,6 +5,7 @@ import io
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from openclaw_tinmem.config import Settings
@@ -34,6 +35,19 @@ def test_openclaw_messages_and_context_become_ours() -> None:
     ]  # fmt: skip
     ctx = to_context({"agentId": "ops", "sessionKey": "agent:ops:x", "requesterSenderId": "ana"})
     assert (ctx.agent_id, ctx.session_key, ctx.user_id) == ("ops", "agent:ops:x", "ana")
+
+
+def test_openclaw_message_times_and_senders_are_kept() -> None:
+    raw = [
+        {"role": "user", "content": "I moved to Porto.", "timestamp": 1683554160000,
+         "__openclaw": {"senderName": "Ana", "senderId": "tg:77"}},
+        {"role": "assistant", "content": "Noted.", "timestamp": 1683554190000},
+    ]  # fmt: skip
+    said, reply = to_messages(raw)
+    assert (said.name, said.timestamp) == ("Ana", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    assert reply.name is None and reply.timestamp == datetime(2023, 5, 8, 13, 56, 30, tzinfo=UTC)
+    hook = to_context({"agentId": "ops", "senderId": "tg:77", "trigger": "heartbeat"})
+    assert (hook.user_id, hook.trigger) == ("tg:77", "heartbeat")
 
 
 def test_a_turn_captured_through_the_bridge_is_recalled_for_that_agent_only(

@@ -15,7 +15,7 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
 )
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import EPISODE_TAG, Category
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.plugin.host import Host, load_plugins
 from openclaw_tinmem.testing import FakeLLM, Reply
@@ -44,7 +44,10 @@ def test_no_llm_sessions_capture_and_inject(plugin_settings: Settings, make_plug
     host.turn(first, "thanks!")
     host.end_session(first)
     memories = plugin.service.store.list_memories()
-    assert {memory.category for memory in memories} == {Category.PROFILE, Category.PREFERENCES}
+    facts = {memory.category for memory in memories if EPISODE_TAG not in memory.tags}
+    assert facts == {Category.PROFILE, Category.PREFERENCES}
+    episodes = [memory for memory in memories if EPISODE_TAG in memory.tags]
+    assert len(episodes) == 2  # the two exchanges; "thanks!" keeps nothing
     assert all(
         memory.scope == "agent:main" and memory.source.value == "auto-capture"
         for memory in memories
@@ -307,7 +310,9 @@ def test_llm_sessions_correction_replaces_events_append_duplicates_skip(
         and "Lisbon" in profiles[0].content
         and profiles[0].headline == "User lives in Lisbon"
     )
-    assert len(plugin.service.store.list_memories(categories=[Category.EVENTS])) == 2
+    events = plugin.service.store.list_memories(categories=[Category.EVENTS])
+    assert len([event for event in events if EPISODE_TAG not in event.tags]) == 2
+    assert len([event for event in events if EPISODE_TAG in event.tags]) == 6  # "ok thanks": none
     assert calls == [1, 1, 1, 2, 2, 2, 0]  # at most two LLM calls a turn; none for small talk
 
 
@@ -331,8 +336,8 @@ def test_llm_outage_retries_then_falls_back_visibly(
     assert plugin.journal.pending(due_only=False) == []
     failures = plugin.journal.failures()
     assert len(failures) == 1 and "500" in failures[0]["error"]
-    (memory,) = plugin.service.store.list_memories()
-    assert memory.category is Category.PREFERENCES and "window seats" in memory.content
+    (memory,) = plugin.service.store.list_memories(categories=[Category.PREFERENCES])
+    assert "window seats" in memory.content
 
 
 def test_session_end_writes_a_session_summary_with_an_llm(
@@ -356,7 +361,8 @@ def test_session_end_writes_a_session_summary_with_an_llm(
     }
     fake_llm.script(Reply(record))
     host.end_session(session)
-    (memory,) = plugin.service.store.list_memories(categories=[Category.EVENTS])
+    events = plugin.service.store.list_memories(categories=[Category.EVENTS])
+    (memory,) = [event for event in events if EPISODE_TAG not in event.tags]
     assert memory.headline == "Planned the Q3 offsite in Porto" and "session" in memory.tags
     assert "We pick Porto" in fake_llm.prompts()[-1]
 

@@ -6,13 +6,14 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import uvicorn
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Category, Draft, Provenance, Source
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.ui.app import build_app
 
@@ -87,6 +88,31 @@ def test_search_open_edit_forget_and_restore_in_a_real_browser(
         assert service.get(memory_id).content == "The staging database runs on port 6543"
         browser.close()
     assert (artefacts / "memory-browser.png").stat().st_size > 10_000
+
+
+def test_a_captured_memory_shows_when_and_where_it_was_said(
+    browser_url: str, service: MemoryService
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    where = Provenance(speakers=("Ana", "Assistant"), session_key="agent:main:telegram:direct:7",
+                       message_ids=("m-41", "m-42"), agent_id="main")  # fmt: skip
+    (outcome,) = service.remember_many([Draft(
+        content="Ana: We booked the Lisbon offsite for June.\nAssistant: Noted.",
+        category=Category.EVENTS, source=Source.AUTO_CAPTURE, provenance=where,
+        created_at=datetime(2024, 2, 1, 9, 30, tzinfo=UTC),
+    )])  # fmt: skip
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page()
+        page.goto(browser_url)
+        page.wait_for_selector(f"#results tr[data-id='{outcome.memory.id}']")
+        page.click(f"#results tr[data-id='{outcome.memory.id}']")
+        page.wait_for_selector("#provenance")
+        shown = page.inner_text("#detail")
+        browser.close()
+    assert "said 2024-02-01 09:30" in shown and "said by Ana, Assistant" in shown
+    assert "session agent:main:telegram:direct:7" in shown and "messages m-41, m-42" in shown
 
 
 def test_the_api_refuses_requests_without_the_token(browser_url: str) -> None:

@@ -1,0 +1,119 @@
+from datetime import UTC, datetime
+
+from openclaw_tinmem.capture.episodes import EPISODE_TAG, Exchange, is_substantive, speaker
+from openclaw_tinmem.capture.extraction import RuleExtractor
+from openclaw_tinmem.capture.journal import TurnRecord
+from openclaw_tinmem.capture.worker import CapturePipeline
+from openclaw_tinmem.events import HookContext, Message
+from openclaw_tinmem.models import Category, Source
+from openclaw_tinmem.service import MemoryService
+
+SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+REPLIED = datetime(2023, 5, 8, 13, 57, tzinfo=UTC)
+
+
+def _turn(*, user_id: str = "", ids: tuple[str, str] = ("D1:1", "D1:2")) -> TurnRecord:
+    return TurnRecord(
+        messages=[
+            Message(
+                "user",
+                "I went to the LGBTQ support group yesterday and it was so powerful.",
+                name="Caroline",
+                timestamp=SAID,
+                id=ids[0],
+            ),
+            Message(
+                "assistant",
+                "That sounds moving! What stayed with you the most?",
+                timestamp=REPLIED,
+                id=ids[1],
+            ),
+        ],
+        scope="agent:main",
+        context=HookContext(agent_id="main", session_id="s1", user_id=user_id or None).to_dict(),
+    )
+
+
+def test_an_exchange_is_kept_as_an_episode_dated_and_attributed(service: MemoryService) -> None:
+    outcomes = CapturePipeline(service, RuleExtractor()).process(_turn())
+    (episode,) = [o.memory for o in outcomes if EPISODE_TAG in o.memory.tags]
+    assert episode.category is Category.EVENTS
+    assert episode.content.splitlines() == [
+        "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+        "Assistant: That sounds moving! What stayed with you the most?",
+    ]
+    assert episode.created_at == SAID  # when it was said, not when it was captured
+    assert episode.headline.startswith("Caroline: I went to the LGBTQ support group")
+    assert episode.source is Source.AUTO_CAPTURE
+    provenance = service.get(episode.id).provenance  # as stored, not only as written
+    assert provenance.message_ids == ("D1:1", "D1:2")
+    assert provenance.speakers == ("Caroline", "Assistant")
+    assert (provenance.agent_id, provenance.session_id) == ("main", "s1")
+
+
+def test_a_turn_captured_twice_is_one_episode_even_under_other_message_ids(
+    service: MemoryService,
+) -> None:
+    pipeline = CapturePipeline(service, RuleExtractor())
+    first = pipeline.process(_turn())
+    again = pipeline.process(_turn(ids=("live-1", "live-2")))  # e.g. ingested after capture
+    assert {o.memory.id for o in again} == {o.memory.id for o in first}
+    assert service.store.count() == len(first)
+
+
+def test_facts_name_the_episode_and_messages_they_came_from(service: MemoryService) -> None:
+    record = TurnRecord(
+        messages=[
+            Message(
+                "user", "My name is Ana and I really prefer aisle seats.", timestamp=SAID, id="m1"
+            ),
+            Message("assistant", "Noted, Ana.", timestamp=REPLIED, id="m2"),
+        ],
+        scope="global",
+        context=HookContext(user_id="ana").to_dict(),
+    )
+    outcomes = CapturePipeline(service, RuleExtractor()).process(record)
+    memories = [service.get(outcome.memory.id) for outcome in outcomes]
+    (episode,) = [m for m in memories if EPISODE_TAG in m.tags]
+    facts = [m for m in memories if EPISODE_TAG not in m.tags]
+    assert facts and all(fact.provenance.episode_id == episode.id for fact in facts)
+    assert all(fact.provenance.message_ids == ("m1",) for fact in facts)  # never the reply
+    assert all(fact.created_at == SAID for fact in facts)
+    assert episode.content.startswith("ana: My name is Ana")  # the user's id names the user
+
+
+def test_small_talk_keeps_nothing(service: MemoryService) -> None:
+    record = TurnRecord(
+        messages=[Message("user", "thanks!"), Message("assistant", "You're welcome!")],
+        scope="global",
+        context={},
+    )
+    assert CapturePipeline(service, RuleExtractor()).process(record) == []
+    assert not is_substantive([Message("user", "ok"), Message("assistant", "great")])
+    assert is_substantive([Message("user", "ok"), Message("assistant", "The meeting is at 4.")])
+
+
+def test_runs_that_are_not_conversations_are_not_captured(service: MemoryService) -> None:
+    pipeline = CapturePipeline(service, RuleExtractor())
+    said = [Message("user", "I really prefer aisle seats on trains."), Message("assistant", "ok")]
+    for ctx in (
+        HookContext(agent_id="main", session_key="agent:main:cron:nightly-digest"),
+        HookContext(agent_id="main", session_key="agent:main:subagent:4f1c"),
+        HookContext(agent_id="main", session_key="agent:main:main", trigger="heartbeat"),
+    ):
+        record = TurnRecord(messages=said, scope="agent:main", context=ctx.to_dict())
+        assert pipeline.process(record) == []
+    person = HookContext(agent_id="main", session_key="agent:main:telegram:direct:42")
+    record = TurnRecord(messages=said, scope="agent:main", context=person.to_dict())
+    assert pipeline.process(record)
+
+
+def test_a_speaker_is_the_sender_then_the_user_id_then_the_role() -> None:
+    ctx = HookContext(user_id="u-7")
+    assert speaker(Message("user", "hi", name="Mel"), ctx) == "Mel"
+    assert speaker(Message("user", "hi"), ctx) == "u-7"
+    assert speaker(Message("user", "hi"), HookContext()) == "User"
+    assert speaker(Message("assistant", "hi"), ctx) == "Assistant"
+    exchange = Exchange.of([Message("assistant", "The build is green.")], ctx)
+    headline, summary = exchange.levels()
+    assert headline == "Assistant: The build is green." and summary.startswith("Assistant:")
