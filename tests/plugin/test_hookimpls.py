@@ -114,6 +114,26 @@ def test_a_message_unrelated_to_every_memory_gets_no_block(
         assert unrelated is not None and "Biscuit" in unrelated.prepend_context
 
 
+def test_a_message_about_someone_memory_never_heard_of_gets_only_user_facts(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    ctx = HookContext(agent_id="main")
+    plugin.service.remember(
+        "Gina: I finally went to the support group for small business owners last week.",
+        Category.EVENTS, scope="agent:main",
+    )  # fmt: skip
+    plugin.service.remember("User prefers short answers", Category.PREFERENCES, scope="agent:main")
+    about_gina = plugin.before_prompt_build(
+        event=PromptBuildEvent("When did Gina go to the support group?"), ctx=ctx
+    )
+    assert about_gina is not None and "support group" in about_gina.prepend_context
+    about_caroline = plugin.before_prompt_build(
+        event=PromptBuildEvent("When did Caroline go to the support group?"), ctx=ctx
+    )
+    assert about_caroline is None or "support group" not in about_caroline.prepend_context
+
+
 def test_our_injected_block_is_never_captured_back(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
     plugin = make_plugin(plugin_settings)
     host = Host(load_plugins([plugin], entry_points=False), echo_model)
