@@ -262,7 +262,7 @@ class Settings(BaseModel):
     )
     injection_limit: int = Field(12, ge=1, le=50, description="Memories considered for injection")
     injection_min_similarity: float = Field(
-        0.55,
+        0.6,
         ge=0,
         le=1,
         description="A memory that shares no words with the message is injected only if its "
@@ -270,7 +270,7 @@ class Settings(BaseModel):
         "returns). Set for the bundled embedding model; measure again for another one",
     )
     injection_word_match_min_similarity: float = Field(
-        0.45,
+        0.55,
         ge=0,
         le=1,
         description="With rerank on, a memory that shares words with the message is injected "
@@ -278,7 +278,7 @@ class Settings(BaseModel):
         "is enough). Chosen with injection_min_relevance (docs/benchmarks.md)",
     )
     injection_min_relevance: float = Field(
-        0.05,
+        0.02,
         ge=0,
         le=1,
         description="With rerank on, a memory not close enough to the message by the two "

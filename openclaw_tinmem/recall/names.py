@@ -7,8 +7,10 @@ group), and injecting them would mislead. ``names_in`` finds the names of a mess
 capitalised words that do not start a sentence, and acronyms — leaving out words capitalised
 for other reasons (``I``, months, weekdays). ``unknown_names`` gives those no hit mentions.
 
-Facts about the user (profile, preferences) apply to any subject, so automatic recall keeps
-them when every name is unknown (``hookimpls.recall_for_prompt``); other memories it drops.
+When a message names something unknown, automatic recall keeps only the memories that mention
+one of its known names ("Did Caroline meet Jon?": those about Caroline, when Jon is unknown),
+and facts about the user (profile, preferences), which apply to any subject
+(``about_known_names``, used by ``hookimpls.recall_for_prompt``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def names_in(text: str) -> set[str]:
 def mentions(hit: Hit, name: str) -> bool:
     memory = hit.memory
     text = f"{memory.headline}\n{memory.summary}\n{memory.content}"
-    return re.search(rf"\b{re.escape(name)}", text, re.IGNORECASE) is not None
+    return re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
 
 def unknown_names(message: str, hits: Iterable[Hit]) -> set[str]:
@@ -64,8 +66,15 @@ USER_FACTS = frozenset({Category.PROFILE, Category.PREFERENCES})
 
 def about_known_names(message: str, hits: list[Hit], kept: list[Hit]) -> list[Hit]:
     """``kept`` (some of ``hits``), less what is off the subject: when ``message`` names
-    things and none of ``hits`` mentions any of them, only facts about the user remain."""
+    something none of ``hits`` mentions, only facts about the user and memories that mention
+    one of its other names remain."""
     named = names_in(message)
-    if not named or unknown_names(message, hits) != named:
+    unknown = unknown_names(message, hits) if named else set()
+    if not unknown:
         return kept
-    return [hit for hit in kept if hit.memory.category in USER_FACTS]
+    known = named - unknown
+    return [
+        hit
+        for hit in kept
+        if hit.memory.category in USER_FACTS or any(mentions(hit, name) for name in known)
+    ]

@@ -36,3 +36,15 @@ def test_a_message_naming_something_memory_knows_keeps_every_hit() -> None:
     hits = [_hit("Gina: I went to a support group."), _hit("Jon opened a dance studio.")]
     assert about_known_names("What did Gina do with Jon?", hits, hits) == hits
     assert about_known_names("what did we do last week?", hits, hits[:1]) == hits[:1]
+
+
+def test_a_name_is_a_whole_word() -> None:
+    hits = [_hit("Joanna: it is time to go.")]
+    assert unknown_names("What forum did Tim join?", hits) == {"tim"}
+
+
+def test_with_one_name_unknown_only_memories_of_the_known_names_remain() -> None:
+    about_caroline = _hit("Caroline: I went to a support group yesterday.")
+    about_gina = _hit("Gina: I went to a support group for founders.")
+    hits = [about_caroline, about_gina]
+    assert about_known_names("Did Caroline meet Jon at the group?", hits, hits) == [about_caroline]
