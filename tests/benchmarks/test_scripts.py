@@ -252,3 +252,58 @@ def test_plugin_overhead_turns_with_long_replies_fill_the_capture_window() -> No
     assert len(messages[-1].content) == 1500 and messages[-2].content == "I prefer tea."
     assert capture_window(messages, 4) == list(messages)  # the four before the last user, too
     assert len(turn_messages(random.Random(0), 1, "I prefer tea.", 0)) == 2
+
+
+def _conversation(sample: str, a: str, b: str, lines: list[str], qa: list[dict]) -> dict:  # type: ignore[type-arg]
+    turns = [
+        {"speaker": (a, b)[index % 2], "dia_id": f"D1:{index + 1}", "text": text}
+        for index, text in enumerate(lines)
+    ]
+    return {
+        "sample_id": sample,
+        "conversation": {
+            "speaker_a": a, "speaker_b": b,
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": turns,
+        },
+        "qa": qa,
+    }  # fmt: skip
+
+
+def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    data = [
+        _conversation(
+            "conv-a", "Priya", "Tomas",
+            ["I adopted a rescue greyhound called Pixel last weekend.",
+             "That is lovely! How is Pixel settling in at your flat?",
+             "My pottery class moved to Thursday evenings at the community hall.",
+             "Thursday suits you better, since you work late on Mondays."],
+            [{"question": "What is the name of Priya's greyhound?", "evidence": ["D1:1"],
+              "category": 4}],
+        ),
+        _conversation(
+            "conv-b", "Ines", "Marek",
+            ["I finally finished restoring the old sailing boat in my garage.",
+             "Are you taking the boat out on the lake this summer?",
+             "Yes, and I signed up for a navigation course in June.",
+             "The navigation course will help on the bigger lakes."],
+            [{"question": "What did Ines restore in her garage?", "evidence": ["D1:1"],
+              "category": 4}],
+        ),
+    ]  # fmt: skip
+    path = tmp_path / "sample.json"
+    path.write_text(json.dumps(data))
+    output = tmp_path / "e2e.json"
+    subprocess.run(
+        [sys.executable, "-m", "benchmarks.locomo_e2e", str(path), "--output", str(output)],
+        check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+    report = json.loads(output.read_text())
+    assert report["turns"] == report["captured_turns"] == 8  # two speakers, roles swapped
+    assert report["questions"] == 2
+    assert report["recall_coverage"] == 100.0  # found through the memories' message ids
+    assert report["off_topic_without_block"] == 100.0  # names neither store has heard of
