@@ -23,8 +23,7 @@ from openclaw_tinmem.events import HookContext
 from openclaw_tinmem.models import Memory
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.recall.injection import estimate_tokens, render_block
-from openclaw_tinmem.recall.names import about_known_names
-from openclaw_tinmem.recall.scoring import InjectionFloors, is_worth_injecting
+from openclaw_tinmem.recall.scoring import InjectionFloors, is_worth_injecting, worth_injecting
 
 SIMILARITY_FLOORS = (0.55, 0.6, 0.65, 0.7)
 WORD_MATCH_FLOORS = (0.0, 0.45, 0.5, 0.55)
@@ -59,9 +58,7 @@ def floor_sweep(
     found = []
     for floors in GRID:
         block = render_block(
-            about_known_names(
-                question, hits, [hit for hit in hits if is_worth_injecting(hit, floors)]
-            ),
+            worth_injecting(question, hits, floors),
             token_budget=settings.injection_token_budget,
             detailed_items=settings.injection_detail_items,
         )

@@ -43,6 +43,7 @@ from benchmarks.metrics import (
     parse_evidence,
     score_question,
 )
+from openclaw_tinmem.capture.transcripts import LOCOMO_DATE_FORMAT
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
@@ -50,7 +51,6 @@ from openclaw_tinmem.models import Level
 from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.service import MemoryService, open_store
 
-LOCOMO_DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 UNDATED_START = datetime(2000, 1, 1)
 
 

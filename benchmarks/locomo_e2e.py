@@ -41,6 +41,7 @@ from rich.progress import Progress
 from benchmarks.common import save_results
 from benchmarks.e2e_sweep import assistant_probe, floor_sweep, sweep_summary
 from benchmarks.locomo import CATEGORY_NAMES, Conversation, Turn, load
+from openclaw_tinmem.capture.transcripts import LOCOMO_SECONDS_BETWEEN
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message, PromptBuildEvent, ToolRegistration
 from openclaw_tinmem.models import Memory
@@ -49,13 +50,11 @@ from openclaw_tinmem.plugin.host import Host, load_plugins
 from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.testing import FakeLLM, Reply
 
-SECONDS_BETWEEN_MESSAGES = 30
-
 
 def said_at(turn: Turn, index: int) -> datetime:
     """A message's time: its session's date and time, plus 30 seconds per earlier message."""
     start = datetime.fromisoformat(turn.created_at())
-    return start + timedelta(seconds=SECONDS_BETWEEN_MESSAGES * index)
+    return start + timedelta(seconds=LOCOMO_SECONDS_BETWEEN * index)
 
 
 def message(turn: Turn, index: int, role: str) -> Message:

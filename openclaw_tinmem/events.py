@@ -30,6 +30,10 @@ def content_text(content: Any) -> str:
     return "\n".join(str(part) for part in parts if isinstance(part, str) and part)
 
 
+# An epoch number above this is in milliseconds (as seconds it would be past the year 5138).
+MILLISECONDS_FROM = 1e11
+
+
 def parse_timestamp(value: Any) -> datetime | None:
     """A message time as hosts send it, in UTC: an aware datetime, ISO 8601 text, or seconds
     or milliseconds since the epoch (OpenClaw's ``timestamp``); None for anything else. A
@@ -53,10 +57,6 @@ def parse_timestamp(value: Any) -> datetime | None:
     if when is None:
         return None
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
-# An epoch number above this is in milliseconds (as seconds it would be past the year 5138).
-MILLISECONDS_FROM = 1e11
 
 
 @dataclass(frozen=True)

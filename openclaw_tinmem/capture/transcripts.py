@@ -346,7 +346,9 @@ def _locomo(path: Path, text: str, defaults: HookContext) -> tuple[list[Transcri
                 Message(
                     "user" if turn.get("speaker") == user_speaker else "assistant",
                     str(turn.get("text", "")), name=_optional(turn.get("speaker")),
-                    timestamp=parse_timestamp(start + timedelta(seconds=30 * position)),
+                    timestamp=parse_timestamp(
+                        start + timedelta(seconds=LOCOMO_SECONDS_BETWEEN * position)
+                    ),
                     id=_optional(turn.get("dia_id")),
                 )
                 for position, turn in enumerate(turns) if isinstance(turn, dict)

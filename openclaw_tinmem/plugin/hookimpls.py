@@ -46,8 +46,7 @@ from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.recall.injection import render_block
-from openclaw_tinmem.recall.names import about_known_names
-from openclaw_tinmem.recall.scoring import InjectionFloors, is_worth_injecting
+from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
@@ -181,9 +180,8 @@ class TinmemPlugin:
     def recall_for_prompt(self, prompt: str, ctx: HookContext) -> list[Hit]:
         """What automatic recall injects: the same recall ``memory_recall`` runs for this
         agent (every scope it may read), kept to what is worth injecting: close to the
-        message in meaning, or relevant to it by the cross-encoder (``is_worth_injecting``),
-        and about what it names: a message about a name no memory mentions gets only the
-        user's profile and preferences (``about_known_names``)."""
+        message in meaning, or relevant to it by the cross-encoder, and about what it names
+        (``scoring.worth_injecting``)."""
         settings = self.settings
         query = prompt.strip()[: settings.max_query_characters]
         hits = self.service.recall(
@@ -192,11 +190,8 @@ class TinmemPlugin:
             limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
         )
-        kept = hits
-        if settings.rerank:  # else relevance is a fused rank score, not a probability
-            floors = InjectionFloors.from_settings(settings)
-            kept = [hit for hit in hits if is_worth_injecting(hit, floors)]
-        return about_known_names(query, hits, kept)
+        floors = InjectionFloors.from_settings(settings) if settings.rerank else None
+        return worth_injecting(query, hits, floors)
 
     @hookimpl
     def before_prompt_build(

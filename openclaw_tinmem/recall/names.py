@@ -10,7 +10,7 @@ for other reasons (``I``, months, weekdays). ``unknown_names`` gives those no hi
 When a message names something unknown, automatic recall keeps only the memories that mention
 one of its known names ("Did Caroline meet Jon?": those about Caroline, when Jon is unknown),
 and facts about the user (profile, preferences), which apply to any subject
-(``about_known_names``, used by ``hookimpls.recall_for_prompt``).
+(``about_known_names``, applied by ``scoring.worth_injecting``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,11 @@ def mentions(hit: Hit, name: str) -> bool:
 
 def unknown_names(message: str, hits: Iterable[Hit]) -> set[str]:
     """The names ``message`` mentions that none of ``hits`` does."""
-    unknown = names_in(message)
+    return _unmentioned(names_in(message), hits)
+
+
+def _unmentioned(names: set[str], hits: Iterable[Hit]) -> set[str]:
+    unknown = names
     for hit in hits:
         if not unknown:
             break
@@ -69,7 +73,7 @@ def about_known_names(message: str, hits: list[Hit], kept: list[Hit]) -> list[Hi
     something none of ``hits`` mentions, only facts about the user and memories that mention
     one of its other names remain."""
     named = names_in(message)
-    unknown = unknown_names(message, hits) if named else set()
+    unknown = _unmentioned(named, hits)
     if not unknown:
         return kept
     known = named - unknown

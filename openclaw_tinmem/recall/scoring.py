@@ -22,6 +22,7 @@ from datetime import datetime
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Hit, MatchKind, Memory
+from openclaw_tinmem.recall.names import about_known_names
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -107,3 +108,11 @@ def is_worth_injecting(hit: Hit, floors: InjectionFloors) -> bool:
     if similarity >= floors.similarity or hit.relevance >= floors.relevance:
         return True
     return hit.match is not MatchKind.VECTOR and similarity >= floors.word_match_similarity
+
+
+def worth_injecting(message: str, hits: list[Hit], floors: InjectionFloors | None) -> list[Hit]:
+    """What automatic recall injects of ``hits``: those that pass ``floors`` (all of them
+    with None: without the cross-encoder, relevance is a rank score, not a probability), less
+    what is off the subject of ``message`` (``names.about_known_names``)."""
+    kept = hits if floors is None else [hit for hit in hits if is_worth_injecting(hit, floors)]
+    return about_known_names(message, hits, kept)

@@ -84,9 +84,9 @@ class MemoryTools:
         level = Level(arguments.level)
         results = [hit.to_dict(level) for hit in hits]
         lines = [
-            f"- [{hit.memory.created_at:%Y-%m-%d}, {hit.memory.category.value}] "
-            f"{hit.memory.text_at(level)} (id {hit.memory.id}, score {result['score']})"
-            for hit, result in zip(hits, results, strict=True)
+            f"- [{r['said_at'][:10]}, {r['category']}] {r['text']} "
+            f"(id {r['id']}, score {r['score']})"
+            for r in results
         ]
         text = "\n".join(lines) if lines else "No relevant memories."
         return ToolResult({"results": results, "count": len(results), "level": level.value}, text)

@@ -191,3 +191,10 @@ def test_an_openclaw_agent_database_is_read_compressed_events_included(tmp_path:
     said, reply = transcript.messages
     assert said.content.startswith("The staging database moved") and said.id == "e1"
     assert reply.timestamp == datetime(2023, 5, 8, 13, 56, 5, tzinfo=UTC)
+
+
+def test_the_cli_offers_every_format_the_reader_knows() -> None:
+    # the CLI keeps its own copy so that `tinmem --help` does not import the readers
+    from openclaw_tinmem.cli.admin_commands import TRANSCRIPT_FORMATS
+
+    assert TRANSCRIPT_FORMATS == transcripts.FORMATS
