@@ -22,7 +22,7 @@ from openclaw_tinmem.capture.sanitize import is_noise
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import EPISODE_TAG, Draft, Provenance, Source, content_hash
-from openclaw_tinmem.text import split_sentences
+from openclaw_tinmem.text import is_small_talk, split_sentences
 
 EPISODE_NAMESPACE = uuid.UUID("3d2c9a4e-7b1f-4e6a-8c5d-1f0e9b8a7c6d")
 EPISODE_IMPORTANCE = 0.4  # below a fact's: where both answer, the distilled fact goes first
@@ -104,13 +104,15 @@ class Exchange:
         return chosen[0][0], " ".join(message.content for _, message in chosen)
 
     def levels(self) -> tuple[str, str]:
-        """L0 and L1 taken from the words: the opening sentence of the user's part (of the
-        reply, when the user said nothing), and the user's words with the reply's start."""
+        """L0 and L1 taken from the words: the first sentence of the user's part (of the
+        reply, when the user said nothing) that is more than a greeting or an
+        acknowledgement, and the user's words with the reply's start."""
         user, said = self._part("user")
         agent, reply = self._part("assistant")
         first_speaker, first_words = (user, said) if said.strip() else (agent, reply)
         sentences = split_sentences(first_words)
-        opening = sentences[0] if sentences else first_words
+        said_something = [sentence for sentence in sentences if not is_small_talk(sentence)]
+        opening = (said_something or sentences or [first_words])[0]
         headline = f"{first_speaker}: {_clip(opening, HEADLINE_WORDS)}"
         parts = []
         if said.strip():

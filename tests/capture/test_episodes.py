@@ -117,3 +117,13 @@ def test_a_speaker_is_the_sender_then_the_user_id_then_the_role() -> None:
     exchange = Exchange.of([Message("assistant", "The build is green.")], ctx)
     headline, summary = exchange.levels()
     assert headline == "Assistant: The build is green." and summary.startswith("Assistant:")
+
+
+def test_a_headline_skips_the_greeting_and_names_what_was_said() -> None:
+    said = [Message("user", "Hi! Thanks. I moved to Lisbon in March for the new job."),
+            Message("assistant", "Congratulations on the move!")]  # fmt: skip
+    headline, summary = Exchange.of(said, HookContext()).levels()
+    assert headline == "User: I moved to Lisbon in March for the new job."
+    assert summary.startswith("User: Hi! Thanks. I moved to Lisbon")
+    only_greeting = [Message("user", "Hello there!"), Message("assistant", "Hi, how can I help?")]
+    assert Exchange.of(only_greeting, HookContext()).levels()[0] == "User: Hello there!"
