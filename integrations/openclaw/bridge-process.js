@@ -1,4 +1,5 @@
-// The Python side of the tinmem plugin: one `tinmem bridge` process, JSON lines both ways.
+// The Python side of the tinmem plugin: one `tinmem bridge` process, JSON lines both ways,
+// shared by every instance of the plugin in a Node process (`acquireBridge`).
 //
 // Requests never reject: a missing, slow or crashed process gives `undefined`, and each kind
 // of failure is logged once. A process that died is started again on a later request, at
@@ -9,6 +10,10 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
 const RESTART_DELAY_MS = 30_000;
+// How long a bridge no instance holds stays up: a plugin reload lets go of it and takes it
+// again within this time, and keeps the warm process.
+const LINGER_MS = 10_000;
+const SHARED = Symbol.for("openclaw-tinmem.bridges");
 
 export class BridgeProcess {
   constructor({ command, env = {}, logger = console }) {
@@ -20,6 +25,7 @@ export class BridgeProcess {
     this.pending = new Map();
     this.failedAt = 0;
     this.warned = new Set();
+    this.closed = false;
   }
 
   warnOnce(kind, message) {
@@ -30,6 +36,7 @@ export class BridgeProcess {
 
   ensure() {
     if (this.child) return this.child;
+    if (this.closed) return null;
     if (this.failedAt && Date.now() - this.failedAt < RESTART_DELAY_MS) return null;
     const [program, ...args] = this.command;
     let child;
@@ -116,8 +123,46 @@ export class BridgeProcess {
     this.write({ id: this.nextId++, method, params });
   }
 
+  // End the Python side's input: it flushes its captures and exits. A closed bridge starts
+  // no new process; a late request gets `undefined`.
   close() {
+    this.closed = true;
     this.child?.stdin.end();
     this.child = null;
   }
+}
+
+// OpenClaw makes several instances of a plugin in one process (the gateway's root registry,
+// which runs services and session hooks, and the agent runtime's, which runs turn hooks and
+// tools), each with its own copy of this module, and replaces them on reloads. They share one
+// bridge per command and environment through `globalThis`: each instance takes a lease when
+// it registers and releases it when OpenClaw disposes it; the bridge closes once no lease is
+// left for LINGER_MS.
+export function acquireBridge({ command, env = {}, logger = console, lingerMs = LINGER_MS }) {
+  const bridges = (globalThis[SHARED] ??= new Map());
+  const key = JSON.stringify([command, env]);
+  let entry = bridges.get(key);
+  if (!entry) {
+    entry = { bridge: new BridgeProcess({ command, env, logger }), leases: 0, closing: null };
+    bridges.set(key, entry);
+  }
+  clearTimeout(entry.closing);
+  entry.closing = null;
+  entry.leases += 1;
+  let released = false;
+  return {
+    bridge: entry.bridge,
+    release() {
+      if (released) return;
+      released = true;
+      entry.leases -= 1;
+      if (entry.leases > 0) return;
+      entry.closing = setTimeout(() => {
+        if (entry.leases > 0) return;
+        bridges.delete(key);
+        entry.bridge.close();
+      }, lingerMs);
+      entry.closing.unref?.();
+    },
+  };
 }

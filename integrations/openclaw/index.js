@@ -1,11 +1,15 @@
-// The tinmem plugin for OpenClaw: automatic recall and capture, and the memory tools, served
-// by the openclaw-tinmem Python package. The gateway starts the Python side once
-// (`tinmem bridge`, JSON lines over stdin/stdout) and forwards hooks and tool calls to it.
+// The tinmem plugin for OpenClaw: automatic recall and capture, the memory tools, OpenClaw's
+// memory capability and an `openclaw tinmem` command, served by the openclaw-tinmem Python
+// package. The Python side (`tinmem bridge`, JSON lines over stdin/stdout) is one process
+// per gateway (or `openclaw agent --local` run), shared by the plugin's instances, started
+// when the gateway or the agent run starts so that its first recall finds it warm.
 //
 // It fails open: if the Python side is missing, slow or crashes, the turn goes on without
 // memory, and each kind of failure is logged once, not on every turn.
 import { readFileSync } from "node:fs";
-import { BridgeProcess } from "./bridge-process.js";
+import { acquireBridge } from "./bridge-process.js";
+import { registerTinmemCli } from "./cli.js";
+import { memoryCapability } from "./memory-capability.js";
 
 const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8"));
 const DEFAULTS = {
@@ -17,6 +21,7 @@ const DEFAULTS = {
   injectAs: "prependContext",
 };
 const SESSION_HOOKS = ["session_start", "session_end", "before_reset", "before_compaction"];
+const WARNED = Symbol.for("openclaw-tinmem.warned");
 
 // The ids OpenClaw gives a hook or a tool, as the Python side reads them: who and where (a
 // tool's requesterSenderId and messageChannel, a hook's senderId and channelId) and what
@@ -29,14 +34,30 @@ function identity(ctx) {
   return Object.fromEntries(keys.filter((key) => ctx?.[key]).map((key) => [key, ctx[key]]));
 }
 
-function register(api) {
-  const config = { ...DEFAULTS, ...(api.pluginConfig ?? {}) };
-  const bridge = new BridgeProcess({
-    command: config.command,
-    env: config.env,
-    logger: api.logger ?? console,
-  });
+// Once per process (OpenClaw registers the plugin several times in one).
+function warnOnce(logger, kind, message) {
+  const warned = (globalThis[WARNED] ??= new Set());
+  if (warned.has(kind)) return;
+  warned.add(kind);
+  logger.warn?.(message);
+}
 
+// OpenClaw drops a non-bundled plugin's conversation hooks (before_prompt_build, agent_end)
+// unless the operator allows them, and says so only in `plugins inspect --runtime`.
+function warnIfHooksBlocked(api) {
+  const hooks = api.config?.plugins?.entries?.[api.id ?? "tinmem"]?.hooks ?? {};
+  if (hooks.allowConversationAccess === true) return;
+  warnOnce(
+    api.logger ?? console,
+    "hooks-blocked",
+    "tinmem: automatic memory is OFF: OpenClaw blocks this plugin's before_prompt_build and " +
+      "agent_end hooks, so nothing is recalled before a turn or captured after it (the memory " +
+      "tools still work). Allow them with: openclaw config set " +
+      `plugins.entries.${api.id ?? "tinmem"}.hooks.allowConversationAccess true`,
+  );
+}
+
+function registerHooks(api, bridge, config) {
   api.on(
     "before_prompt_build",
     async (event, ctx) => {
@@ -75,9 +96,11 @@ function register(api) {
       });
     });
   }
+}
 
-  api.on("gateway_stop", () => bridge.close());
-
+// Tools stay in the model's direct tool list under OpenClaw's default Tool Search
+// (catalogMode "direct-only"): memory is consulted on most turns, not searched for.
+function registerTools(api, bridge, config) {
   for (const tool of TOOLS.filter((entry) => config.toolSets.includes(entry.set))) {
     api.registerTool(
       (toolContext) => ({
@@ -85,6 +108,7 @@ function register(api) {
         label: tool.name,
         description: tool.description,
         parameters: tool.parameters,
+        catalogMode: "direct-only",
         async execute(_toolCallId, params) {
           const result = await bridge.request(
             "call_tool",
@@ -100,6 +124,48 @@ function register(api) {
       { name: tool.name },
     );
   }
+}
+
+// The gateway's service: the Python side starts with the gateway (so the first turn's recall
+// finds it warm) and its health shows in `openclaw health`; it stops when the plugin is
+// replaced on a reload or the gateway stops.
+function registerBridgeService(api, config) {
+  let lease = null;
+  api.registerService({
+    id: "tinmem-bridge",
+    start(ctx) {
+      lease = acquireBridge({ command: config.command, env: config.env, logger: api.logger ?? console });
+      const pinged = lease.bridge.request("ping", {}, 60_000);
+      pinged.then((answer) => {
+        if (answer) ctx?.serviceHealth?.clearFailure?.();
+        else ctx?.serviceHealth?.reportFailure?.(new Error(`the tinmem Python side (${config.command.join(" ")}) is not answering`));
+      });
+    },
+    stop() {
+      lease?.release();
+      lease = null;
+    },
+  });
+}
+
+function register(api) {
+  const config = { ...DEFAULTS, ...(api.pluginConfig ?? {}) };
+  registerTinmemCli(api, config);
+  if (api.registrationMode === "cli-metadata") return; // only the command line is wanted
+
+  const lease = acquireBridge({ command: config.command, env: config.env, logger: api.logger ?? console });
+  api.lifecycle?.onDispose?.(() => lease.release());
+  const bridge = lease.bridge;
+  // "full" is the gateway's root registry or an `openclaw agent --local` run: a turn is
+  // coming, so the Python side starts loading now, not at the turn's recall. (Other modes are
+  // the CLI's inspections, which never run a turn.)
+  if (api.registrationMode === "full") bridge.ensure();
+
+  warnIfHooksBlocked(api);
+  registerHooks(api, bridge, config);
+  registerTools(api, bridge, config);
+  registerBridgeService(api, config);
+  api.registerMemoryCapability?.(memoryCapability(bridge));
 }
 
 export default {

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from openclaw_tinmem.cli.openclaw_check import openclaw_check, openclaw_config_path
 from openclaw_tinmem.config import DEFAULT_EMBEDDING_MODEL, Settings, load_settings
 from openclaw_tinmem.config.loading import unknown_variables
 from openclaw_tinmem.encoders.provisioning import (
@@ -152,4 +153,7 @@ def diagnose(
     checks.append(similarity_floors_check(settings))
     checks.append(_llm_check(settings))
     checks.append(_capture_check(settings))
+    openclaw = openclaw_check(openclaw_config_path())
+    if openclaw is not None:
+        checks.append(openclaw)
     return {"checks": checks, "bundled_models": [model.name for model in BUNDLED_MODELS]}

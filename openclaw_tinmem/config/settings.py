@@ -396,8 +396,9 @@ class Settings(BaseModel):
         200, ge=1, description="memory_write calls allowed per agent in any hour"
     )
     workspace_search_memories: bool = Field(
-        False,
-        description="memory_search also searches the structured memories the caller may read",
+        True,
+        description="memory_search also searches the structured memories the caller may read "
+        "(what automatic capture and memory_store kept), not only workspace documents",
     )
 
     # --- LLM (extraction and dedup)

@@ -15,6 +15,8 @@ Methods:
   the turn is journalled).
 - ``tools``: the registered tools (name, description, JSON-schema parameters).
 - ``call_tool``: ``{"name", "arguments", "ctx"}`` answers ``{"data": ..., "text": ...}``.
+- ``status``: ``{"ctx": {...}}`` answers what OpenClaw's memory status shows: the memories
+  the agent may read and in all, where the store is, the embedding model, the LLM mode.
 - ``ping``: ``{"version": ...}``.
 
 Everything goes through one pluggy ``PluginManager`` holding the ``TinmemPlugin``, the same
@@ -30,6 +32,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TextIO
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import (
     AgentEndEvent,
@@ -140,6 +143,8 @@ class Bridge:
             tool = self.tools[str(params["name"])]
             result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
             return {"data": result.data, "text": result.text}
+        if method == "status":
+            return self.status(to_context(params.get("ctx")))
         if method == "hook":
             return self.hook(str(params.get("hook")), params.get("event") or {}, params)
         raise ValueError(f"unknown method {method!r}")
@@ -171,6 +176,23 @@ class Bridge:
             getattr(hook, name)(event=session, ctx=ctx)
             return {}
         raise ValueError(f"unknown hook {name!r}")
+
+    def status(self, ctx: HookContext) -> dict[str, Any]:
+        from openclaw_tinmem import __version__
+
+        service = self.plugin.service
+        settings = service.settings
+        readable = service.access(Identity.from_context(ctx)).readable_scopes()
+        model, dimension = service.store.stored_model()
+        return {
+            "version": __version__,
+            "memories": service.store.count(scopes=readable),
+            "total": service.store.count(),
+            "dbPath": settings.resolved_db_path(),
+            "embeddingModel": model,
+            "dimension": int(dimension) if dimension.isdigit() else None,
+            "llm": settings.llm_model if settings.llm_configured() else None,
+        }
 
     def warm_up(self) -> None:
         """Load the models now, by one recall for an agent with no memories, so that the

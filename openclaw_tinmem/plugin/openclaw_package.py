@@ -52,8 +52,27 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Where the <agent-experience> block goes: before the user's "
             "message (default) or into the system prompt",
         },
+        # OpenClaw loads memory-core beside the memory slot's plugin as a "dreaming sidecar"
+        # unless the slot plugin's own config turns dreaming off; the sidecar brings a second
+        # memory_search, memory_get and its file-memory instructions. tinmem consolidates its
+        # own store, so the default keeps memory-core out.
+        "dreaming": {
+            "type": "object", "additionalProperties": False, "default": {"enabled": False},
+            "properties": {"enabled": {
+                "type": "boolean", "default": False,
+                "description": "Also load OpenClaw's memory-core as a dreaming sidecar (its "
+                "file memory, memory_search/memory_get tools and instructions); off with tinmem",
+            }},
+        },
     },
 }  # fmt: skip
+
+
+CLI_COMMAND = {
+    "name": "tinmem",
+    "hasSubcommands": True,
+    "description": "tinmem memory: list, search, show, forget, doctor, ui, ingest… (runs `tinmem`)",
+}
 
 
 def tools() -> list[dict[str, Any]]:
@@ -74,6 +93,8 @@ def manifest() -> dict[str, Any]:
         "kind": "memory",
         "categories": ["memory"],
         "activation": {"onStartup": True},
+        # the root command OpenClaw lists in its help without loading the plugin
+        "cliCommands": [CLI_COMMAND],
         "contracts": {"tools": [tool["name"] for tool in tools()]},
         "configSchema": CONFIG_SCHEMA,
     }

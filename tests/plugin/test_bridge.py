@@ -95,6 +95,28 @@ def test_tools_run_as_the_calling_agent_and_bad_requests_get_errors(
     assert answers[3]["error"]["message"] == "unknown method 'explode'"
 
 
+def test_status_counts_the_memories_each_agent_may_read(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge(make_plugin(plugin_settings), io.StringIO())
+    store = {"content": "The deploy window is Tuesday", "category": "events", "scope": "agent:ops"}
+    answers = ask(
+        bridge,
+        {"id": 1, "method": "call_tool",
+         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}}},
+    )  # fmt: skip
+    assert answers[0]["result"]["data"]["action"] == "created"
+    ops, sales = ask(
+        bridge,
+        {"id": 2, "method": "status", "params": {"ctx": {"agentId": "ops"}}},
+        {"id": 3, "method": "status", "params": {"ctx": {"agentId": "sales"}}},
+    )
+    assert (ops["result"]["memories"], sales["result"]["memories"]) == (1, 0)
+    assert ops["result"]["total"] == 1 and ops["result"]["llm"] is None
+    assert ops["result"]["dbPath"] == plugin_settings.resolved_db_path()
+    assert ops["result"]["embeddingModel"] == plugin_settings.embedding_model
+
+
 def test_tinmem_bridge_answers_on_stdout_and_exits_at_end_of_input(
     plugin_settings: Settings, tmp_path: Path
 ) -> None:

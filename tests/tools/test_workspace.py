@@ -9,6 +9,7 @@ import pytest
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.arguments import SearchArguments
 from openclaw_tinmem.tools.rate_limit import RateLimiter
@@ -164,6 +165,30 @@ def test_search_output_shape_and_hybrid_flag(tools: Toolbox) -> None:
     plants = [r for r in response["results"] if "plants" in r["content"]]
     assert plants and plants[0]["is_hybrid_match"] is False  # only the semantic side matched
     assert len(best["document_id"]) == 36
+
+
+def test_search_finds_what_the_agent_remembers_unless_limited_to_documents(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    agent = Identity(agent_id="main")
+    for search_memories in (True, False):
+        scoped = settings.model_copy(update={
+            "workspace_search_memories": search_memories,
+            "db_path": f"{settings.db_path}-{search_memories}",
+        })  # fmt: skip
+        service = make_service(scoped)
+        service.remember("The user is allergic to peanuts.", Category.PROFILE,
+                         scope="agent:main", identity=agent)  # fmt: skip
+        toolbox = Toolbox()
+        toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+        found = toolbox.call("memory_search", {"query": "peanut allergy"}, agent).data["results"]
+        contents = [result["content"] for result in found]
+        if search_memories:
+            assert any("peanuts" in text for text in contents), found
+            assert found[0]["path"] == "memories/profile" and len(found[0]["document_id"]) == 36
+        else:
+            assert contents == []
 
 
 def test_rate_limit_per_minute_and_hour(clock: Clock, tmp_path: Path) -> None:
