@@ -29,7 +29,7 @@ HOST_BIN = ROOT / "integrations" / "openclaw-test-host" / "node_modules" / ".bin
 OPENCLAW = HOST_BIN / "openclaw"
 OPENCLAW_VERSION = "2026.9.6"
 TINMEM = Path(sys.executable).with_name("tinmem")
-# What README tells a user to run, word for word (tests/test_package.py checks the README).
+# What the READMEs tell a user to run, word for word (test_openclaw_plugin_js.py checks).
 INSTALL = ("plugins", "install", "--link", str(PLUGIN), "--force", "--accept-capabilities")
 CONSENT = ("config", "set", "plugins.entries.tinmem.hooks.allowConversationAccess", "true")
 

@@ -24,3 +24,13 @@ def test_the_bridge_process_fails_open_against_real_child_processes() -> None:
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     assert "fail 0" in completed.stdout, completed.stdout
+
+
+def test_the_readmes_give_the_install_steps_the_tests_run() -> None:
+    from tests.integrations.openclaw_home import CONSENT, INSTALL
+
+    install = " ".join(["openclaw", *INSTALL]).replace(str(ROOT) + "/", "./")
+    consent = " ".join(["openclaw", *CONSENT])
+    for readme in (ROOT / "README.md", ROOT / "integrations" / "openclaw" / "README.md"):
+        text = readme.read_text()
+        assert install in text and consent in text, readme
