@@ -54,6 +54,16 @@ WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds no
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
 
 
+def message_id(item: dict[str, Any]) -> str | None:
+    """The id OpenClaw gives a message: ``id`` where a host sets one, else the user
+    message's ``idempotencyKey`` ("<runId>:user") or the assistant's provider ``responseId``
+    (OpenClaw's stored messages carry those; the current turn's own user message has none)."""
+    for key in ("id", "idempotencyKey", "responseId"):
+        if item.get(key):
+            return str(item[key])
+    return None
+
+
 def to_messages(raw: Any) -> tuple[Message, ...]:
     """OpenClaw's messages as ours: user and assistant text, with when each was said (its
     ``timestamp``, ms) and who sent it (``__openclaw.senderName``); tool traffic is left out."""
@@ -71,7 +81,7 @@ def to_messages(raw: Any) -> tuple[Message, ...]:
             Message(
                 role, text, name=str(name) if name else None,
                 timestamp=parse_timestamp(item.get("timestamp")),
-                id=str(item["id"]) if item.get("id") else None,
+                id=message_id(item),
             )
         )  # fmt: skip
     return tuple(messages)

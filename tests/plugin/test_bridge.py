@@ -46,6 +46,9 @@ def test_openclaw_message_times_and_senders_are_kept() -> None:
     said, reply = to_messages(raw)
     assert (said.name, said.timestamp) == ("Ana", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
     assert reply.name is None and reply.timestamp == datetime(2023, 5, 8, 13, 56, 30, tzinfo=UTC)
+    stored = [{"role": "user", "content": "Hi there, I moved.", "idempotencyKey": "run-1:user"},
+              {"role": "assistant", "content": "Noted.", "responseId": "chatcmpl-9"}]  # fmt: skip
+    assert [message.id for message in to_messages(stored)] == ["run-1:user", "chatcmpl-9"]
     hook = to_context({"agentId": "ops", "senderId": "tg:77", "trigger": "heartbeat"})
     assert (hook.user_id, hook.trigger) == ("tg:77", "heartbeat")
 
