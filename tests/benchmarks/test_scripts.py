@@ -307,3 +307,12 @@ def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
     assert report["questions"] == 2
     assert report["recall_coverage"] == 100.0  # found through the memories' message ids
     assert report["off_topic_without_block"] == 100.0  # names neither store has heard of
+
+
+def test_first_turn_benchmark_times_a_cold_bridge_until_it_recalls(settings: Settings) -> None:
+    from benchmarks.openclaw_first_turn import FACT, cold_start_ms
+
+    service = MemoryService.from_settings(settings)
+    service.remember(FACT, Category.PROFILE, scope="agent:main")
+    service.close()
+    assert 0 < cold_start_ms(settings) < 60_000
