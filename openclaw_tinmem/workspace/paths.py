@@ -19,10 +19,22 @@ PROTECTED_FILES = frozenset({"IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md"})
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\- ]*$")
 
 
+_PROTECTED_NAMES = frozenset(name.casefold() for name in PROTECTED_FILES)
+
+
+def _comparable(name: str) -> str:
+    """A file name as a forgiving filesystem may see it: one Unicode form and case, no
+    spaces, no trailing dots (Windows drops trailing dots and spaces)."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", name).casefold()).rstrip(".")
+
+
 def is_protected(path: str) -> bool:
-    """True for an identity file at any depth, whatever its case or Unicode form."""
-    name = unicodedata.normalize("NFKC", path.split("/")[-1]).casefold()
-    return name in {protected.casefold() for protected in PROTECTED_FILES}
+    """True for an identity file at any depth, and for its look-alikes: whatever its case or
+    Unicode form, with spaces or trailing dots added (``IDENTITY .md``, ``SOUL.md.``), or as
+    a copy under a further extension (``IDENTITY.md.bak``)."""
+    name = _comparable(path.split("/")[-1])
+    return any(name == protected or name.startswith(protected + ".")
+               for protected in _PROTECTED_NAMES)  # fmt: skip
 
 
 def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) -> str:
@@ -62,7 +74,10 @@ def resolve_target(target: str, today: datetime) -> str:
     path = named.get(target) or normalise_path(target, field="target")
     if is_protected(path):
         raise InvalidArgumentError(
-            f"{path} is an identity file and cannot be written through tools", field="target"
+            f"{path} is an identity file (or a look-alike of one: {', '.join(sorted(PROTECTED_FILES))} "
+            "in any case, with spaces, trailing dots or a further extension) and cannot be "
+            "written through tools",
+            field="target",
         )
     return path
 

@@ -59,8 +59,11 @@ def test_targets_and_protected_files() -> None:
     assert resolve_target("heartbeat", NOW) == "HEARTBEAT.md"
     assert resolve_target("daily_log", NOW) == "daily/2024-01-15.md"
     assert resolve_target("projects/alpha/notes.md", NOW) == "projects/alpha/notes.md"
+    for allowed in ("IDENTITY-notes.md", "users.md", "soul-music.md", "AGENTS"):
+        assert resolve_target(allowed, NOW) == allowed
     for protected in ("IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md", "team/USER.md",
-                      "soul.md", "Soul.MD", "identity.md", "a/b/agents.MD"):  # fmt: skip
+                      "soul.md", "Soul.MD", "identity.md", "a/b/agents.MD", "IDENTITY.md.",
+                      "IDENTITY .md", "IDENTITY.md.bak", "SOUL.md . ."):  # fmt: skip
         with pytest.raises(InvalidArgumentError, match="identity file"):
             resolve_target(protected, NOW)
 
