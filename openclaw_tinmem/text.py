@@ -70,9 +70,11 @@ def distinguishing_details(text: str) -> set[str]:
 
 
 def details_agree(query: str, statement: str) -> bool:
-    """True when every distinguishing detail of ``query`` also occurs in ``statement``."""
+    """True when every distinguishing detail of ``query`` also occurs in ``statement``, as a
+    word or as a hyphen-separated part of one ("991" in "V-AGENT-A-991")."""
     folded = statement.lower()
     words = set(_WORD.findall(folded))
+    words |= {part for word in words if "-" in word for part in word.split("-") if part}
     return all(
         detail in words if _WORD.fullmatch(detail) else detail in folded
         for detail in distinguishing_details(query)

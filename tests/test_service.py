@@ -137,6 +137,18 @@ def test_forget_by_query_deletes_only_confident_matches(service: MemoryService) 
     assert service.store.count() == 1
 
 
+def test_forget_by_its_own_text_finds_a_memory_with_hyphenated_codes(
+    service: MemoryService,
+) -> None:
+    code = "The vault code for team AGENT-A is V-AGENT-A-991."
+    kept = service.remember(code, Category.ENTITIES).memory
+    other = service.remember(
+        "The vault code for team AGENT-B is V-AGENT-B-992.", Category.ENTITIES
+    ).memory
+    assert [memory.id for memory in service.forget(query=code).deleted] == [kept.id]
+    assert [memory.id for memory in service.list_memories()] == [other.id]  # its near copy stays
+
+
 def test_forget_by_id_respects_scope(service: MemoryService) -> None:
     memory = service.remember("Private fact", Category.PROFILE, scope="user:ana").memory
     with pytest.raises(NotFoundError):

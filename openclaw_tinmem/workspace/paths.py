@@ -74,9 +74,9 @@ def resolve_target(target: str, today: datetime) -> str:
     path = named.get(target) or normalise_path(target, field="target")
     if is_protected(path):
         raise InvalidArgumentError(
-            f"{path} is an identity file (or a look-alike of one: {', '.join(sorted(PROTECTED_FILES))} "
-            "in any case, with spaces, trailing dots or a further extension) and cannot be "
-            "written through tools",
+            f"{path} is an identity file or a look-alike of one "
+            f"({', '.join(sorted(PROTECTED_FILES))} in any case, with spaces, trailing dots or "
+            "a further extension) and cannot be written through tools",
             field="target",
         )
     return path
