@@ -19,11 +19,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import utc_now
 
 SUFFIX = ".turn.json"
-PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
 FAILURES_FILE = "failures.jsonl"
 
@@ -70,9 +70,8 @@ class Journal:
     """Turn files in one directory."""
 
     def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
-        directory.chmod(PRIVATE_DIRECTORY)  # turns are the user's words: the owner's only
+        # turns are the user's words: the owner's only
+        self.directory = private_directory(directory, setting="journal_path")
         self._directory_descriptor: int | None = None  # kept open to synchronise renames
 
     def _path(self, turn_id: str) -> Path:

@@ -116,7 +116,10 @@ def _capture_check(settings: Settings) -> dict[str, Any]:
     path = settings.resolved_journal_path()
     if not path.exists():
         return _check("capture journal", True, f"{path} (no turn journalled yet)")
-    journal = Journal(path)
+    try:
+        journal = Journal(path)
+    except TinmemError as error:
+        return _check("capture journal", False, error.message)
     pending = journal.pending(due_only=False)
     failures = journal.failures()
     detail = f"{path}: {len(pending)} turn(s) waiting"

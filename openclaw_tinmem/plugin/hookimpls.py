@@ -363,6 +363,11 @@ class LazyToolbox:
                 toolbox = self.toolbox()
             except TinmemError as error:  # a broken configuration, a model that will not load
                 return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
+            except Exception as error:  # the host must never see an exception from a tool
+                logger.exception("memory tools unavailable")
+                message = f"memory is unavailable: {type(error).__name__}: {error}"
+                details = {"type": "unavailable", "message": message}
+                return ToolResult({"error": details}, f"Error: {details['message']}")
             return toolbox.call(name, arguments, Identity.from_context(ctx))
 
         return call

@@ -12,6 +12,7 @@ import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.errors import ModelMismatchError
 from openclaw_tinmem.store.conditional import back_off, lost_a_race
 from openclaw_tinmem.store.object_storage import check_shared_store
@@ -24,9 +25,8 @@ def connect(settings: Settings) -> Any:
     commits at once (``read_consistency_interval`` 0; the store rations its version checks)."""
     uri = settings.resolved_db_path()
     if settings.is_local_store():
-        directory = Path(uri.removeprefix("file://"))
-        directory.mkdir(parents=True, exist_ok=True)
-        directory.chmod(0o700)  # memories are the user's: readable by the owner only
+        # memories are the user's: readable by the owner only
+        private_directory(Path(uri.removeprefix("file://")), setting="db_path")
     else:
         check_shared_store(
             uri, settings.object_store_options(), single_writer=settings.object_store_single_writer

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from openclaw_tinmem.errors import RateLimitError
+from openclaw_tinmem.directories import private_directory
+from openclaw_tinmem.errors import ConfigError, RateLimitError
 
 MINUTE = 60.0
 HOUR = 3600.0
@@ -34,10 +35,16 @@ class RateLimiter:
         self.limits = ((MINUTE, per_minute), (HOUR, per_hour))
         self.path = path
         self.clock = clock
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as connection:
-            connection.execute(SCHEMA)
-            connection.execute(INDEX)
+        private_directory(path.parent, setting="journal_path")
+        try:
+            with self._connect() as connection:
+                connection.execute(SCHEMA)
+                connection.execute(INDEX)
+        except sqlite3.Error as error:
+            raise ConfigError(
+                f"journal_path: the write counts in {str(path)!r} cannot be opened: {error}",
+                field="journal_path",
+            ) from None
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)

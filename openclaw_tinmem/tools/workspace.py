@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.models import Level, utc_now
@@ -40,13 +41,19 @@ class WorkspaceTools:
         self.service = service
         self.workspace = WorkspaceStore(service.store, service.embedder)
         self.clock = clock
-        settings = service.settings
-        limiter_options = {"clock": rate_clock} if rate_clock else {}
-        self.limiter = RateLimiter(
+        self._rate_clock = rate_clock
+
+    @cached_property
+    def limiter(self) -> RateLimiter:
+        """The write counts, opened at the first memory_write: a journal path that cannot be
+        used fails that call with a clear error, not every tool."""
+        settings = self.service.settings
+        options = {"clock": self._rate_clock} if self._rate_clock else {}
+        return RateLimiter(
             settings.workspace_writes_per_minute,
             settings.workspace_writes_per_hour,
             settings.resolved_journal_path() / RATE_LIMITS_FILE,
-            **limiter_options,
+            **options,
         )
 
     def handlers(self) -> list[tuple[ToolDefinition, Handler]]:

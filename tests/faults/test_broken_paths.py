@@ -1,0 +1,106 @@
+"""A store or journal path that cannot be used (a file where the directory should be) is a
+clear, typed error at every entry point — hooks, plugin tools, the bridge, the CLI — never an
+exception in the host, and the tools that do not need the broken path still work."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import Message, ToolRegistration
+from openclaw_tinmem.plugin.bridge import Bridge
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.host import Host, load_plugins
+
+pytestmark = pytest.mark.faults
+TINMEM = Path(sys.executable).with_name("tinmem")
+BROKEN = ["db_path", "journal_path"]
+
+
+def quiet_model(messages: list[Message], tools: list[ToolRegistration]) -> str:
+    return "Noted."
+
+
+def broken(settings: Settings, tmp_path: Path, setting: str) -> Settings:
+    in_the_way = tmp_path / f"{setting}-is-a-file"
+    in_the_way.write_text("not a directory")
+    return settings.model_copy(update={"journal_path": str(tmp_path / "journal"),
+                                       setting: str(in_the_way)})  # fmt: skip
+
+
+@pytest.mark.parametrize("setting", BROKEN)
+def test_hooks_and_plugin_tools_degrade_with_an_error_naming_the_setting(
+    settings: Settings, tmp_path: Path, setting: str
+) -> None:
+    plugin = TinmemPlugin(broken(settings, tmp_path, setting))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="alpha")
+    assert host.turn(session, "Please remember that I am allergic to peanuts.") == "Noted."
+    assert session.last_injected is None
+    for name, arguments in (("memory_store", {"content": "x is y", "category": "events"}),
+                            ("memory_write", {"content": "note", "target": "memory"})):  # fmt: skip
+        data = host.call_tool(name, arguments, session).data
+        if setting == "db_path" or name == "memory_write":
+            error = data["error"]
+            assert error["field"] == setting and "is a file" in error["message"], error
+        else:  # memory_store needs no journal
+            assert data["action"] == "created", data
+    host.end_session(session)
+    plugin.close()
+
+
+def test_a_broken_journal_leaves_the_reading_tools_working(
+    settings: Settings, tmp_path: Path
+) -> None:
+    plugin = TinmemPlugin(broken(settings, tmp_path, "journal_path"))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="alpha")
+    assert host.call_tool("memory_recall", {"query": "allergy"}, session).data["results"] == []
+    assert "error" not in host.call_tool("memory_tree", {}, session).data
+    plugin.close()
+
+
+@pytest.mark.parametrize("setting", BROKEN)
+def test_the_bridge_answers_every_request(settings: Settings, tmp_path: Path, setting: str) -> None:
+    plugin = TinmemPlugin(broken(settings, tmp_path, setting))
+    bridge = Bridge(plugin, io.StringIO())
+    ctx = {"agentId": "alpha"}
+    requests = [
+        {"id": 1, "method": "hook", "params": {"hook": "before_prompt_build",
+                                               "event": {"prompt": "snack?"}, "ctx": ctx}},
+        {"id": 2, "method": "call_tool", "params": {"name": "memory_write", "ctx": ctx,
+                                                    "arguments": {"content": "n", "target": "memory"}}},
+        {"id": 3, "method": "status", "params": {"ctx": ctx}},
+    ]  # fmt: skip
+    bridge.output = io.StringIO()
+    bridge.serve(io.StringIO("".join(json.dumps(request) + "\n" for request in requests)))
+    answers = {a["id"]: a for a in map(json.loads, bridge.output.getvalue().splitlines())}
+    assert answers[1]["result"] == {}
+    assert answers[2]["result"]["data"]["error"]["field"] == setting
+    if setting == "db_path":  # status needs the store: an error reply, not a dead bridge
+        assert answers[3]["error"]["type"] == "ConfigError"
+    plugin.close()
+
+
+@pytest.mark.parametrize("setting", BROKEN)
+@pytest.mark.parametrize("command", [["list"], ["search", "peanuts"], ["doctor"],
+                                     ["workspace", "write", "a note", "--target", "memory"]])  # fmt: skip
+def test_the_cli_says_what_is_wrong_in_one_line_and_fails(
+    settings: Settings, tmp_path: Path, setting: str, command: list[str]
+) -> None:
+    chosen = broken(settings, tmp_path, setting)
+    environment = {**os.environ, "TINMEM_DB_PATH": chosen.db_path,
+                   "TINMEM_JOURNAL_PATH": chosen.journal_path,
+                   "TINMEM_MODEL_DIR": str(settings.resolved_model_dir())}  # fmt: skip
+    completed = subprocess.run([str(TINMEM), *command], env=environment, capture_output=True,
+                               text=True, timeout=120)  # fmt: skip
+    said = completed.stdout + completed.stderr
+    assert "Traceback" not in said, said
+    needs_journal = command[0] in ("doctor", "workspace")
+    if setting == "db_path" or needs_journal:
+        assert completed.returncode != 0 and setting in said, said
