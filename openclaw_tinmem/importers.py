@@ -79,9 +79,18 @@ def mem0_lines(text: str) -> list[str]:
         data: Any = json.loads(stripped)
         records = data.get("results", data.get("memories", [])) if isinstance(data, dict) else data
     except json.JSONDecodeError:
-        records = [json.loads(line) for line in stripped.splitlines() if line.strip()]
-    if not isinstance(records, list):
-        raise InvalidArgumentError("expected mem0 memories: a list or {'results': [...]}")
+        records = []
+        for number, line in enumerate(stripped.splitlines(), start=1):
+            try:
+                records += [json.loads(line)] if line.strip() else []
+            except json.JSONDecodeError as error:
+                raise InvalidArgumentError(
+                    f"line {number}: not JSON ({error.msg}); expected mem0's export: a JSON "
+                    "list, {'results': [...]}, or one memory per line", field="source",
+                ) from None  # fmt: skip
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise InvalidArgumentError("expected mem0 memories: a list or {'results': [...]}",
+                                   field="source")  # fmt: skip
     lines = []
     for record in records:
         metadata = record.get("metadata") or {}

@@ -150,6 +150,9 @@ class MemoryService:
         ``recall_min_similarity``; 0 returns the best ``limit`` whatever they are).
         """
         readable = self.access(identity).scopes_to_read(scopes)
+        # text that is not valid Unicode (bytes a terminal could not decode) is searched for
+        # with those characters replaced, not refused by the tokenizers
+        query = query.encode("utf-8", "replace").decode("utf-8")
         if not query.strip() or is_small_talk(query) or readable == []:
             return []
         settings = self.settings

@@ -125,12 +125,30 @@ def emit_json(data: Any) -> None:
 
 @contextmanager
 def friendly_errors() -> Iterator[None]:
-    """Our errors become one clear line on stderr and exit code 2."""
+    """Our errors, and a file that cannot be read as asked (a directory, a missing or
+    unreadable file, bytes that are not UTF-8), become one clear line on stderr and exit
+    code 2: never a traceback."""
     try:
         yield
     except TinmemError as error:
         console().print(f"[red]error:[/red] {error.message}", highlight=False)
         sys.exit(EXIT_INVALID)
+    except UnicodeDecodeError as error:
+        console().print(f"[red]error:[/red] the input is not UTF-8 text ({error.reason} at "
+                        f"byte {error.start}); save it as UTF-8", highlight=False)  # fmt: skip
+        sys.exit(EXIT_INVALID)
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        console().print(f"[red]error:[/red] {where}{error.strerror or error}", highlight=False)
+        sys.exit(EXIT_INVALID)
+
+
+class FriendlyGroup(click.Group):
+    """Every command under it reports failures through ``friendly_errors``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with friendly_errors():
+            return super().invoke(ctx)
 
 
 def progress_bar(description: str, total: int) -> Progress:
@@ -164,7 +182,7 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
         sys.exit(EXIT_INVALID)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
     "config_path",

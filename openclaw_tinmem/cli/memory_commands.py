@@ -17,6 +17,7 @@ from openclaw_tinmem.cli.app import (
     main,
     run_tool,
 )  # fmt: skip
+from openclaw_tinmem.errors import InvalidArgumentError
 
 
 @main.command("list")
@@ -133,6 +134,10 @@ def search(
 ) -> None:
     """Hybrid search over memories (the same path as memory_recall)."""
     with friendly_errors():
+        if not query.strip():
+            raise InvalidArgumentError(
+                "QUERY must not be empty: say what to look for", field="query"
+            )
         hits = state.service.recall(
             query,
             scopes=list(scopes) or None,

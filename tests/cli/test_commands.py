@@ -295,3 +295,36 @@ def test_ingest_reports_bad_lines_by_number_and_writes_nothing_then_ingests_once
     assert second["created"] == 0 and second["unchanged"] == first["created"]
     shown = run("list", "--json").stdout
     assert "2025-03-01" in shown and '"ingest"' in shown
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (("search", ""), "QUERY must not be empty"),
+        (("import", "DIRECTORY"), "Is a directory"),
+        (("import", "NOT_UTF8"), "not UTF-8 text"),
+        (("import", "NOT_UTF8", "--from", "mem0"), "not UTF-8 text"),
+        (("import", "BAD_JSON", "--from", "mem0"), "line 1: not JSON"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2_never_a_traceback(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path, arguments: tuple[str, ...], said: str
+) -> None:
+    (tmp_path / "not-utf8.jsonl").write_bytes(b"\xff\xfe{}\n")
+    (tmp_path / "bad.json").write_text('{"results": [')
+    names = {"DIRECTORY": str(tmp_path), "NOT_UTF8": str(tmp_path / "not-utf8.jsonl"),
+             "BAD_JSON": str(tmp_path / "bad.json")}  # fmt: skip
+    result = run(*(names.get(argument, argument) for argument in arguments))
+    assert result.exit_code == 2, result.output
+    assert said in " ".join(result.output.split())  # one line, however the terminal wraps it
+    assert "Traceback" not in result.output
+
+
+def test_a_query_that_is_not_valid_unicode_is_searched_not_refused(run) -> None:  # type: ignore[no-untyped-def]
+    run(
+        "tool",
+        "memory_store",
+        '{"content": "The user is allergic to peanuts.", "category": "profile"}',
+    )
+    result = run("search", "peanuts \udcff allergy")
+    assert result.exit_code == 0 and "allergic to peanuts" in result.output
