@@ -80,9 +80,9 @@ def mem0_lines(text: str) -> list[str]:
         records = data.get("results", data.get("memories", [])) if isinstance(data, dict) else data
     except json.JSONDecodeError:
         records = []
-        for number, line in enumerate(stripped.splitlines(), start=1):
+        for number, raw in enumerate(stripped.splitlines(), start=1):
             try:
-                records += [json.loads(line)] if line.strip() else []
+                records += [json.loads(raw)] if raw.strip() else []
             except json.JSONDecodeError as error:
                 raise InvalidArgumentError(
                     f"line {number}: not JSON ({error.msg}); expected mem0's export: a JSON "
