@@ -82,6 +82,45 @@ def _card(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+MIN_REPEATED_SECRET = 4  # a found value this long is replaced wherever it recurs in a turn
+
+
+def secret_values(text: str) -> set[str]:
+    """The secret values the detectors find in ``text``: what a reply may repeat without the
+    keyword that gave it away ("my password is X" ... "Got it: X")."""
+    values: set[str] = set()
+    folded = _folded(text)
+    for pattern, needles in DETECTORS:
+        if any(needle in folded for needle in needles):
+            values.update(match.group(0) for match in pattern.finditer(text))
+    if any(part in folded for part in _SECRET_NAME_PARTS):
+        values.update(match.group(4) for match in _ASSIGNED_SECRET.finditer(text))
+    values.update(m.group(0) for m in _CARD_CANDIDATE.finditer(text) if _card(m) == REDACTED)
+    return {value.strip() for value in values if len(value.strip()) >= MIN_REPEATED_SECRET}
+
+
+def redact_together(texts: list[str]) -> list[str]:
+    """Each text redacted, and every secret value found in any of them replaced wherever it
+    recurs in the others: the texts of one turn, so a password the user gave is redacted in
+    the reply that repeats it too."""
+    found = sorted(set().union(*map(secret_values, texts)), key=len, reverse=True)
+    patterns = [re.compile(_as_whole(value)) for value in found]
+    redacted = []
+    for text in texts:
+        text = redact_secrets(text)
+        for pattern in patterns:
+            text = pattern.sub(REDACTED, text)
+        redacted.append(text)
+    return redacted
+
+
+def _as_whole(value: str) -> str:
+    """A pattern for ``value`` not inside a longer word or number ("1234" not in "12345")."""
+    start = r"(?<!\w)" if re.match(r"\w", value) else ""
+    end = r"(?!\w)" if re.search(r"\w$", value) else ""
+    return start + re.escape(value) + end
+
+
 def redact_secrets(text: str) -> str:
     """``text`` with every secret the detectors find replaced by ``[REDACTED]``."""
     return count_redactions(text)[0]

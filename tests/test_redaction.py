@@ -25,6 +25,7 @@ from openclaw_tinmem.redaction import (
     count_redactions,
     luhn_valid,
     redact_secrets,
+    redact_together,
 )
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import build_toolbox
@@ -99,6 +100,33 @@ def test_the_journal_never_holds_a_secret(plugin_settings: Settings, make_plugin
         assert "hunter2x" not in raw and "4111 1111" not in raw and raw.count(REDACTED) == 2
         assert oct(journal.stat().st_mode & 0o777) == "0o700"
         assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_secret_repeated_without_its_keyword_is_redacted_in_the_whole_turn(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    journal = Path(plugin_settings.journal_path)
+    journal.mkdir(parents=True)
+    with FileLock(str(journal / WORKER_LOCK_NAME)):
+        plugin = make_plugin(plugin_settings)
+        said = (Message("user", "my password is Tr0ub4dor&3 for the home NAS"),
+                Message("assistant", "Got it: Tr0ub4dor&3 for the home NAS."),
+                Message("user", "And card 4111 1111 1111 1111, again 4111 1111 1111 1111"))  # fmt: skip
+        plugin.agent_end(event=AgentEndEvent(messages=said), ctx=HookContext(agent_id="a"))
+        (path,) = journal.glob("*.turn.json")
+        raw = path.read_text()
+    assert "Tr0ub4dor" not in raw and "4111" not in raw, raw
+    assert "Got it: [REDACTED] for the home NAS." in raw
+
+
+def test_redacting_together_leaves_turns_without_secrets_alone() -> None:
+    texts = ["The deploy window is Tuesday.", "Noted: Tuesday it is."]
+    assert redact_together(texts) == texts
+    assert redact_together(["pin: 1234", "the code 1234 again", "room 12345"]) == [
+        "pin: [REDACTED]",
+        "the code [REDACTED] again",
+        "room 12345",
+    ]  # a found value is replaced wherever it recurs as a whole
 
 
 def test_every_write_path_redacts_and_says_how_many(service: MemoryService, tmp_path: Path) -> None:

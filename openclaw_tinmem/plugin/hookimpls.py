@@ -47,7 +47,7 @@ from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
-from openclaw_tinmem.redaction import redact_secrets
+from openclaw_tinmem.redaction import redact_together
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
@@ -63,8 +63,10 @@ def fallback_journal_path() -> Path:
 
 
 def redacted(messages: Sequence[Message]) -> list[Message]:
-    """The messages with their secrets replaced, as the journal keeps them."""
-    return [message.with_content(redact_secrets(message.content)) for message in messages]
+    """The messages with their secrets replaced, as the journal keeps them: a secret found in
+    one message is replaced in all of them (``redaction.redact_together``)."""
+    texts = redact_together([message.content for message in messages])
+    return [message.with_content(text) for message, text in zip(messages, texts, strict=True)]
 
 
 def excluded(agent_id: str, patterns: list[str]) -> bool:
