@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import (
+    MAX_CONTENT_CHARACTERS,
     Memory,
     Source,
     content_hash,
@@ -73,6 +74,12 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     content, redacted = count_redactions(str(record.get("content") or "").strip())
     if not content:
         raise InvalidArgumentError(f"line {number}: content is required", field="content")
+    if len(content) > MAX_CONTENT_CHARACTERS:
+        raise InvalidArgumentError(
+            f"line {number}: content is {len(content):,} characters; at most "
+            f"{MAX_CONTENT_CHARACTERS:,} are allowed",
+            field="content",
+        )
     scope = validate_scope(str(record.get("scope") or "global"))
     (headline, in_headline), (summary, in_summary) = (
         count_redactions(str(record.get(key) or "")) for key in ("headline", "summary")

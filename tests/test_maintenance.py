@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.maintenance import export_memories, import_memories, reembed, statistics
-from openclaw_tinmem.models import Category, Draft, Provenance, Source
+from openclaw_tinmem.models import MAX_CONTENT_CHARACTERS, Category, Draft, Provenance, Source
 from openclaw_tinmem.service import MemoryService
 
 
@@ -159,3 +159,11 @@ def test_time_and_provenance_survive_export_and_import(
     with pytest.raises(InvalidArgumentError) as caught:
         import_memories(other, [bad])
     assert "provenance" in str(caught.value)
+
+
+def test_import_refuses_content_past_the_limit_and_writes_nothing(service: MemoryService) -> None:
+    lines = [json.dumps({"content": "The deploy window is Tuesday.", "category": "events"}),
+             json.dumps({"content": "x" * (MAX_CONTENT_CHARACTERS + 1), "category": "events"})]  # fmt: skip
+    with pytest.raises(InvalidArgumentError, match="line 2: content is 20,001 characters"):
+        import_memories(service, lines)
+    assert service.store.count() == 0

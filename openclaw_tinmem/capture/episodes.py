@@ -21,14 +21,21 @@ from datetime import datetime
 from openclaw_tinmem.capture.sanitize import is_noise
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.events import HookContext, Message
-from openclaw_tinmem.models import EPISODE_TAG, Draft, Provenance, Source, content_hash
+from openclaw_tinmem.models import (
+    EPISODE_TAG,
+    MAX_CONTENT_CHARACTERS,
+    Draft,
+    Provenance,
+    Source,
+    content_hash,
+)
 from openclaw_tinmem.text import is_small_talk, split_sentences
 
 EPISODE_NAMESPACE = uuid.UUID("3d2c9a4e-7b1f-4e6a-8c5d-1f0e9b8a7c6d")
 EPISODE_IMPORTANCE = 0.4  # below a fact's: where both answer, the distilled fact goes first
 USER_LABEL = "User"
 AGENT_LABEL = "Assistant"
-MAX_EPISODE_CHARACTERS = 20_000  # the content limit of every memory
+MAX_EPISODE_CHARACTERS = MAX_CONTENT_CHARACTERS
 HEADLINE_WORDS = 15
 SUMMARY_USER_WORDS = 45
 SUMMARY_REPLY_WORDS = 30

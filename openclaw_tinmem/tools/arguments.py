@@ -19,10 +19,15 @@ from pydantic import (
 )
 
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
-from openclaw_tinmem.models import Category, Level, validate_memory_reference, validate_scope
+from openclaw_tinmem.models import (
+    MAX_CONTENT_CHARACTERS,
+    Category,
+    Level,
+    validate_memory_reference,
+    validate_scope,
+)
 from openclaw_tinmem.text import is_well_formed
 
-MAX_CONTENT_CHARACTERS = 20_000
 MAX_QUERY_CHARACTERS = 2_000
 MAX_RECALL_LIMIT = 100
 CATEGORY_NAMES = ", ".join(category.value for category in Category)
