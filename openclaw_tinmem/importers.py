@@ -117,6 +117,12 @@ def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:
     """The rows of an OpenClaw memory-lancedb store as import lines."""
     import lancedb
 
+    if not directory.is_dir():
+        raise InvalidArgumentError(
+            f"{directory} is not a directory: --from memory-lancedb reads the store directory "
+            "of OpenClaw's memory-lancedb plugin",
+            field="source",
+        )
     database = lancedb.connect(str(directory))
     if table not in database.list_tables().tables:
         raise InvalidArgumentError(f"no table {table!r} in {directory}", field="source")

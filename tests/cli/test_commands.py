@@ -305,6 +305,7 @@ def test_ingest_reports_bad_lines_by_number_and_writes_nothing_then_ingests_once
         (("import", "NOT_UTF8"), "not UTF-8 text"),
         (("import", "NOT_UTF8", "--from", "mem0"), "not UTF-8 text"),
         (("import", "BAD_JSON", "--from", "mem0"), "line 1: not JSON"),
+        (("import", "BAD_JSON", "--from", "memory-lancedb"), "is not a directory"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2_never_a_traceback(  # type: ignore[no-untyped-def]
