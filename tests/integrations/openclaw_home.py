@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM
@@ -32,6 +34,17 @@ TINMEM = Path(sys.executable).with_name("tinmem")
 # What the READMEs tell a user to run, word for word (test_openclaw_plugin_js.py checks).
 INSTALL = ("plugins", "install", "--link", str(PLUGIN), "--force", "--accept-capabilities")
 CONSENT = ("config", "set", "plugins.entries.tinmem.hooks.allowConversationAccess", "true")
+
+
+def require_openclaw() -> None:
+    """Skip the calling test module when OpenClaw is not installed (never in CI, which
+    installs it: there it is a failure)."""
+    if OPENCLAW.exists():
+        return
+    message = "OpenClaw is not installed: npm ci --prefix integrations/openclaw-test-host"
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=True)
 
 
 def model_config(base_url: str) -> dict[str, Any]:
@@ -75,6 +88,12 @@ class OpenClaw:
 
     def write_config(self, config: dict[str, Any]) -> None:
         self.config_path.write_text(json.dumps(config, indent=1))
+
+    def set_plugin_config(self, options: dict[str, Any]) -> None:
+        """Write the plugin's own options (``plugins.entries.tinmem.config``)."""
+        config = self.config
+        config["plugins"]["entries"]["tinmem"]["config"] = options
+        self.write_config(config)
 
     def run(self, *arguments: str, check: bool = True, timeout: float = 300
             ) -> subprocess.CompletedProcess[str]:  # fmt: skip

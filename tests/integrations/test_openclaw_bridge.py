@@ -6,7 +6,6 @@ from the scripted server's record of requests.
 """
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -22,16 +21,13 @@ from tests.integrations.openclaw_home import (
     TINMEM,
     OpenClaw,
     offered_tools,
+    require_openclaw,
     system_text,
     user_text,
     wait_for_memories,
 )
 
-if not OPENCLAW.exists():
-    message = "OpenClaw is not installed: npm ci --prefix integrations/openclaw-test-host"
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)  # CI installs it: never skip there
-    pytest.skip(message, allow_module_level=True)
+require_openclaw()
 
 MEMORY_TOOLS = {"memory_recall", "memory_store", "memory_forget", "memory_update",
                 "memory_search", "memory_write", "memory_read", "memory_tree"}  # fmt: skip
@@ -105,13 +101,11 @@ def test_the_readme_options_block_works_as_written(
 ) -> None:
     """The plugin's README shows every option with an explicit command and environment."""
     openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings)
-    config = openclaw.config
-    config["plugins"]["entries"]["tinmem"]["config"] = {
+    openclaw.set_plugin_config({
         "command": [str(TINMEM), "bridge"], "env": {"TINMEM_DB_PATH": tinmem_settings.db_path},
         "recallTimeoutMs": 3000, "toolTimeoutMs": 15000, "toolSets": ["tinmem", "workspace"],
         "injectAs": "prependContext",
-    }  # fmt: skip
-    openclaw.write_config(config)
+    })  # fmt: skip
     openclaw.turn("first-session", "Please remember that I am allergic to peanuts.")
     assert wait_for_memories(tinmem_settings, "agent:main", "peanuts")
     openclaw.turn("second-session", "Can you suggest a snack for me?")
@@ -133,11 +127,7 @@ def test_without_the_python_side_the_turn_goes_on_and_the_failure_is_logged_once
     tmp_path: Path, model: FakeLLM, tinmem_settings: Settings
 ) -> None:
     openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings)
-    config = openclaw.config
-    config["plugins"]["entries"]["tinmem"]["config"] = {
-        "command": ["/nonexistent/tinmem", "bridge"]
-    }
-    openclaw.write_config(config)
+    openclaw.set_plugin_config({"command": ["/nonexistent/tinmem", "bridge"]})
     answer, logged = openclaw.turn("broken", "Can you suggest a snack for me?")
     assert answer["meta"]["finalAssistantVisibleText"] == "Noted."
     assert "<agent-experience>" not in user_text(model.requests[-1])

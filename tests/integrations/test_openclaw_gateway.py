@@ -18,15 +18,12 @@ from openclaw_tinmem.testing import FakeLLM, Reply
 from tests.integrations.openclaw_home import (
     OPENCLAW,
     OpenClaw,
+    require_openclaw,
     user_text,
     wait_for_memories,
 )
 
-if not OPENCLAW.exists():
-    message = "OpenClaw is not installed: npm ci --prefix integrations/openclaw-test-host"
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+require_openclaw()
 
 RELOADS = 10
 TOKEN = "gateway-test-token"
@@ -107,10 +104,7 @@ def test_one_python_process_through_reloads_memory_on_the_first_turn_none_after_
 
             counts = []
             for reload in range(RELOADS):
-                config = openclaw.config
-                entry = config["plugins"]["entries"]["tinmem"]
-                entry["config"] = {"recallTimeoutMs": 3000 + reload % 2}
-                openclaw.write_config(config)
+                openclaw.set_plugin_config({"recallTimeoutMs": 3000 + reload % 2})
                 assert wait_until(lambda n=reload: read_log(log_path).count(APPLIED) > n, 60)
                 time.sleep(1)
                 counts.append(len(bridges_under(gateway.pid)))

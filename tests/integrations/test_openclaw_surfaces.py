@@ -4,7 +4,6 @@ consent: ``status --json --all`` checks memory through tinmem's memory capabilit
 report, and ``openclaw tinmem …`` runs the tinmem command line on the same store."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,9 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
-from tests.integrations.openclaw_home import OPENCLAW, OpenClaw
+from tests.integrations.openclaw_home import OpenClaw, require_openclaw
 
-if not OPENCLAW.exists():
-    message = "OpenClaw is not installed: npm ci --prefix integrations/openclaw-test-host"
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+require_openclaw()
 
 
 @pytest.fixture
