@@ -1,6 +1,13 @@
 """A longer soak than the fault suite: turns from several processes, killed at random.
 
     python -m benchmarks.soak --processes 3 --turns 200 --kills 8
+    python -m benchmarks.soak --mixed 2000
+
+``--mixed N`` is the other soak: one agent doing N mixed operations (turns through the hooks,
+memory_recall, memory_store, memory_update, memory_forget) on one store with the default
+settings, access statistics on. Every tenth of the way it records the table's versions, the
+store's bytes on disk and the recall p50 of that stretch: reads must not grow the store, and
+recall must not slow down as the soak goes on.
 
 Each process runs agent turns through the reference host and the plugin (no-LLM mode), all
 on one store and one journal, each turn stating a fact with a unique number. While they run,
@@ -17,6 +24,7 @@ import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -107,13 +115,94 @@ def run(processes: int, turns: int, kills: int, root: Path) -> dict[str, object]
     }  # fmt: skip
 
 
+TOPICS = ("backup server", "release train", "staging cluster", "on-call rota", "VPN gateway",
+          "billing job", "design review", "data warehouse", "load balancer", "office move")  # fmt: skip
+
+
+def directory_bytes(root: Path) -> int:
+    return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
+
+
+def mixed(operations: int, root: Path, access_write_seconds: float | None) -> dict[str, object]:
+    """``operations`` mixed operations by one agent; the store's growth and recall over time."""
+    from openclaw_tinmem.config import Settings
+    from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+    from openclaw_tinmem.plugin.host import Host, load_plugins
+
+    overrides: dict[str, object] = {"db_path": str(root / "db"), "journal_path": str(root / "j")}
+    if access_write_seconds is not None:
+        overrides["access_write_seconds"] = access_write_seconds
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    plugin = TinmemPlugin(settings)
+    host = Host(load_plugins([plugin], entry_points=False), lambda messages, tools: "Noted.")
+    session = host.start_session(agent_id="soak")
+    rng = random.Random(7)
+    stored: list[str] = []
+    window = max(1, operations // 10)
+    recall_times: list[float] = []
+    rows: list[dict[str, object]] = []
+    started = time.perf_counter()
+    for step in range(1, operations + 1):
+        topic = rng.choice(TOPICS)
+        kind = rng.choices(("turn", "recall", "store", "update", "forget"), (3, 3, 2, 1, 1))[0]
+        if kind == "turn":
+            host.turn(session, f"We decided the {topic} moves to rack {step} next week.")
+        elif kind == "recall":
+            began = time.perf_counter()
+            host.call_tool("memory_recall", {"query": f"where is the {topic}?"}, session)
+            recall_times.append(time.perf_counter() - began)
+        elif kind == "store":
+            result = host.call_tool(
+                "memory_store",
+                {"content": f"The {topic} owner for item {step} is team {step % 7}.",
+                 "category": "entities"},
+                session,
+            )  # fmt: skip
+            stored.append(result.data["id"])
+        elif stored and kind == "update":
+            memory_id = rng.choice(stored)
+            host.call_tool("memory_update", {"id": memory_id, "importance": rng.random()}, session)
+        elif stored and kind == "forget":
+            host.call_tool("memory_forget", {"id": stored.pop(rng.randrange(len(stored)))}, session)
+        if step % window == 0:
+            plugin.worker.flush(600)
+            table = plugin.service.store.table
+            rows.append({
+                "operations": step, "versions": len(table.list_versions()),
+                "megabytes": round(directory_bytes(root / "db") / 1e6, 2),
+                "memories": int(table.count_rows()),
+                "recall_p50_ms": round(1000 * statistics.median(recall_times), 1)
+                if recall_times else None,
+            })  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
+            recall_times = []
+    plugin.close()
+    return {
+        "operations": operations, "access_write_seconds": settings.access_write_seconds,
+        "seconds": round(time.perf_counter() - started, 1), "over_time": rows,
+        "megabytes_after_close": round(directory_bytes(root / "db") / 1e6, 2),
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=3, help="Agent processes at once.")
     parser.add_argument("--turns", type=int, default=200, help="Turns per agent.")
     parser.add_argument("--kills", type=int, default=8, help="SIGKILLs in all.")
-    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/soak.json"))
+    parser.add_argument("--mixed", type=int, default=0, help="Mixed operations by one agent "
+                        "instead: the store's growth and recall p50 over time.")  # fmt: skip
+    parser.add_argument("--access-write-seconds", type=float, default=None,
+                        help="With --mixed: this access_write_seconds instead of the default "
+                        "(0: access statistics written after every recall).")  # fmt: skip
+    parser.add_argument("--output", type=Path, default=None)
     arguments = parser.parse_args()
+    if arguments.mixed:
+        with tempfile.TemporaryDirectory(prefix="tinmem-soak-") as root:
+            report = mixed(arguments.mixed, Path(root), arguments.access_write_seconds)
+        print(json.dumps(report, indent=2))
+        save_results(arguments.output or Path("benchmarks/results/soak_mixed.json"), report)
+        return
+    arguments.output = arguments.output or Path("benchmarks/results/soak.json")
     with tempfile.TemporaryDirectory(prefix="tinmem-soak-") as root:
         results = run(arguments.processes, arguments.turns, arguments.kills, Path(root))
     print(json.dumps(results, indent=2))

@@ -30,6 +30,7 @@ from openclaw_tinmem.models import (
     validate_memory_reference,
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
+from openclaw_tinmem.store.access_tally import AccessTally, by_times
 from openclaw_tinmem.store.history import HistoryEvent
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
@@ -96,6 +97,7 @@ class MemoryService:
             self._write_pool,
         )  # fmt: skip
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
+        self._access = AccessTally(settings.access_write_seconds)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryService:
@@ -112,7 +114,10 @@ class MemoryService:
         )  # fmt: skip
 
     def close(self) -> None:
-        """Finish background work (access statistics, table upkeep) and release threads."""
+        """Write the access statistics gathered, finish background work (table upkeep) and
+        release threads."""
+        if len(self._access):
+            self._background.submit(self._write_access)
         self._background.shutdown(wait=True)
         self._search_pool.shutdown(wait=True)
         self._write_pool.shutdown(wait=True)
@@ -170,15 +175,17 @@ class MemoryService:
         )
         now = self.clock()
         hits = self.pipeline.run(request, now)
-        if hits and settings.track_access:
-            self._background.submit(self._record_access, [hit.memory.id for hit in hits], now)
+        if hits and settings.track_access and self._access.note([h.memory.id for h in hits], now):
+            self._background.submit(self._write_access)
         return hits
 
-    def _record_access(self, memory_ids: list[str], when: datetime) -> None:
-        try:
-            self.store.record_access(memory_ids, when)
-        except Exception:  # access statistics are best-effort and must never break recall
-            logger.warning("could not record memory access", exc_info=True)
+    def _write_access(self) -> None:
+        """Write the access statistics gathered since the last time (a few commits)."""
+        for times, memory_ids, last in by_times(self._access.take()):
+            try:
+                self.store.record_access(memory_ids, last, times)
+            except Exception:  # access statistics are best-effort and must never break recall
+                logger.warning("could not record memory access", exc_info=True)
 
     # ----------------------------------------------------------------- writes
 

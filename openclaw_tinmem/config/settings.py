@@ -208,7 +208,15 @@ class Settings(BaseModel):
         "embedding model",
     )
     track_access: bool = Field(
-        True, description="Record access count and time of recalled memories (in the background)"
+        True,
+        description="Record access count and time of recalled memories (in the background, "
+        "gathered in memory and written every access_write_seconds, not on each recall)",
+    )
+    access_write_seconds: float = Field(
+        300.0,
+        ge=0,
+        description="Write the gathered access statistics at most this often (and when a "
+        "thousand memories wait, and at close); 0 writes them after every recall",
     )
 
     # --- writing and dedup (no-LLM rules)

@@ -299,11 +299,13 @@ class Snapshot:
                         category_codes, self.vocabulary, positions, row_addresses,
                         self.fragments)  # fmt: skip
 
-    def touched(self, version: int, memory_ids: Sequence[str], when: datetime) -> Snapshot:
+    def touched(
+        self, version: int, memory_ids: Sequence[str], when: datetime, times: int = 1
+    ) -> Snapshot:
         """This snapshot with the access statistics of ``memory_ids`` bumped, as the table was."""
         rows = self._positions(memory_ids)
         counts = self.records.column("access_count").to_numpy(zero_copy_only=False).copy()
-        counts[rows] += 1
+        counts[rows] += times
         accessed = self.records.column("last_accessed_at").to_pylist()
         for row in rows:
             accessed[row] = when

@@ -317,8 +317,11 @@ class MemoryStore:
                 self._after_write()
         return moved
 
-    def record_access(self, memory_ids: Sequence[str], when: datetime | None = None) -> None:
-        """Bump access statistics in place; no other column is touched."""
+    def record_access(
+        self, memory_ids: Sequence[str], when: datetime | None = None, times: int = 1
+    ) -> None:
+        """Add ``times`` to the access count of ``memory_ids`` and set their last access to
+        ``when``, in one commit; no other column is touched."""
         if not memory_ids:
             return
         when = when or datetime.now(UTC)
@@ -327,12 +330,12 @@ class MemoryStore:
             result = self.table.update(
                 where=build_filter(ids=memory_ids),
                 values_sql={
-                    "access_count": "access_count + 1",
+                    "access_count": f"access_count + {int(times)}",
                     "last_accessed_at": timestamp_literal(when),
                 },
             )
             after = int(result.version)
-            self._published(after, lambda old: old.touched(after, memory_ids, when))
+            self._published(after, lambda old: old.touched(after, memory_ids, when, times))
             self._after_write()
 
     def record(self, events: Sequence[HistoryEvent]) -> None:
