@@ -147,7 +147,11 @@ class Provenance(BaseModel):
     """Where a memory's words came from, beyond its ``source``: which agent kept them, for
     which user, who said them, in which session and channel, and from which messages (the
     host's message ids, or positions ``<session>#<index>`` where it gives none). A fact taken
-    from an exchange names the episode memory that keeps the exchange itself."""
+    from an exchange names the episode memory that keeps the exchange itself.
+
+    ``untrusted`` says why the words may not be the user's or the agent's own (they quote
+    tool output, carry instructions to the model): such a memory is kept and found by the
+    tools, but automatic recall does not inject it unless ``inject_untrusted`` is on."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -159,6 +163,7 @@ class Provenance(BaseModel):
     channel: str | None = None
     message_ids: tuple[str, ...] = ()
     episode_id: str | None = None
+    untrusted: str | None = None
 
     @field_validator("message_ids", "speakers", mode="before")
     @classmethod

@@ -146,9 +146,11 @@ class MemoryService:
         rerank: bool | None = None,
         min_similarity: float | None = None,
         identity: Identity | None = None,
+        allows: Callable[[Memory], bool] | None = None,
     ) -> list[Hit]:
         """The best memories for ``query`` in ``scopes`` (none named: every scope the caller
-        may read), best first; nothing for small talk.
+        may read), best first; nothing for small talk. ``allows`` narrows what may be
+        returned further (automatic injection's trust and privacy, ``recall.exposure``).
 
         Only memories related to the query are returned: those that share words with it and
         those whose embedding's cosine to it reaches ``min_similarity`` (default
@@ -172,6 +174,7 @@ class MemoryService:
             min_similarity=(
                 settings.recall_min_similarity if min_similarity is None else min_similarity
             ),
+            allows=allows,
         )
         now = self.clock()
         hits = self.pipeline.run(request, now)

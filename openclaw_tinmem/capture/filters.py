@@ -19,38 +19,13 @@ from pathlib import Path
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
+from openclaw_tinmem.instructions import looks_like_injection
 from openclaw_tinmem.models import EPISODE_TAG, Draft
 
 logger = logging.getLogger("openclaw_tinmem")
 
 COUNTS_FILE = "capture-counts.sqlite3"
 BUSY_TIMEOUT_SECONDS = 10.0
-
-_INJECTION_PATTERNS = (
-    # instructions aimed at the model rather than facts about the user
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|"
-    r"earlier|all|any|your|the|system)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules|"
-    r"directives|guidelines|messages|context)\b",
-    r"\byou are now\b[^.\n]{0,40}\b(?:mode|unrestricted|jailbroken|DAN|developer)\b",
-    r"\b(?:new|updated|real|actual) (?:system )?instructions?\s*:",
-    r"\b(?:reveal|print|show|repeat|leak)\b[^.\n]{0,30}\b(?:system prompt|your instructions|"
-    r"hidden instructions)\b",
-    r"\bdo not (?:tell|inform|alert) the user\b",
-    # markup that imitates the conversation's own structure
-    r"<\s*/?\s*(?:system|assistant|tool|tool_call|tool_result|function_call|instructions?|"
-    r"agent-experience)\b[^>]*>",
-    r"<\|(?:im_start|im_end|system|endoftext)\|>",
-    r"\[/?(?:INST|SYS)\]|<<\s*/?SYS\s*>>",
-    r"^\s*(?:#{1,6}\s*)?(?:system|assistant)\s*(?:prompt|message)?\s*:",
-)
-INJECTION = re.compile(
-    "|".join(f"(?:{pattern})" for pattern in _INJECTION_PATTERNS), re.IGNORECASE | re.MULTILINE
-)
-
-
-def looks_like_injection(text: str) -> bool:
-    """True for text that addresses the model or imitates the conversation's markup."""
-    return bool(INJECTION.search(text))
 
 
 class CaptureCounts:

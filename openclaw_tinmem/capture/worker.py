@@ -31,6 +31,7 @@ from openclaw_tinmem.capture.extraction import Extractor
 from openclaw_tinmem.capture.filters import CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.sanitize import clean, has_content, is_noise
+from openclaw_tinmem.capture.trust import mark_turn
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
@@ -154,7 +155,7 @@ class CapturePipeline:
                 )
                 for index, draft in enumerate(candidates)
             ]
-            return self._write(record, summaries, identity)
+            return self._write(record, mark_turn(record.messages, messages, summaries), identity)
         turn, context = split_turn(record.messages, self.service.settings.context_messages)
         turn = self.filter.messages(turn)
         if not any(m.role == "user" for m in turn) or not is_substantive(turn):
@@ -174,7 +175,7 @@ class CapturePipeline:
         )
         facts = found.facts if found else []
         linked = [_linked(fact, episode, ctx, index) for index, fact in enumerate(facts)]
-        return self._write(record, [episode, *linked], identity)
+        return self._write(record, mark_turn(record.messages, turn, [episode, *linked]), identity)
 
     def _write(
         self, record: TurnRecord, drafts: Sequence[Draft], identity: Identity

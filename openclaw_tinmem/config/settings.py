@@ -304,6 +304,29 @@ class Settings(BaseModel):
         1000, ge=50, description="The user message is cut to this length before recall"
     )
 
+    # --- what automatic recall may inject where (trust and privacy; the tools find all)
+    inject_untrusted: bool = Field(
+        False,
+        description="Inject memories marked untrusted: an exchange whose reply quoted tool "
+        "output or gave the model standing instructions, a stored text that reads as an "
+        "instruction to the model",
+    )
+    inject_private_in_groups: bool = Field(
+        False,
+        description="Inject what was said in a direct conversation into group and channel "
+        "sessions (group_session_keys)",
+    )
+    inject_other_users: bool = Field(
+        False,
+        description="Inject what another user of the agent said into this user's session; "
+        "memories in shared scopes (global, project:…) are injected for everyone",
+    )
+    group_session_keys: list[str] = Field(
+        default_factory=lambda: ["*:group:*", "*:channel:*"],
+        description="Session keys (fnmatch patterns) of group and channel conversations; any "
+        "other session key is a direct conversation",
+    )
+
     # --- identity and access
     read_scopes: list[str] = Field(
         default_factory=lambda: list(OWN_SCOPES),

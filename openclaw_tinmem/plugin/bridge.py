@@ -30,15 +30,17 @@ import logging
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
 from openclaw_tinmem.access import Identity
+from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
     Message,
     PromptBuildEvent,
+    Role,
     SessionEvent,
     ToolRegistration,
     content_text,
@@ -52,6 +54,10 @@ logger = logging.getLogger("openclaw_tinmem")
 SESSION_HOOKS = ("session_start", "session_end", "before_reset", "before_compaction")
 WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds nothing
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
+# OpenClaw's message roles as ours (system and other messages are left out)
+OPENCLAW_ROLES: dict[str, Role] = {
+    "user": "user", "assistant": "assistant", "toolResult": "tool", "tool": "tool",
+}  # fmt: skip
 
 
 def message_id(item: dict[str, Any]) -> str | None:
@@ -66,15 +72,18 @@ def message_id(item: dict[str, Any]) -> str | None:
 
 def to_messages(raw: Any) -> tuple[Message, ...]:
     """OpenClaw's messages as ours: user and assistant text, with when each was said (its
-    ``timestamp``, ms) and who sent it (``__openclaw.senderName``); tool traffic is left out."""
+    ``timestamp``, ms) and who sent it (``__openclaw.senderName``), and tool results (clipped)
+    as ``tool`` messages, which capture reads only to tell whether a reply quotes them."""
     messages = []
     for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
+        if not isinstance(item, dict) or item.get("role") not in OPENCLAW_ROLES:
             continue
         text = content_text(item.get("content"))
         if not text.strip():
             continue
-        role: Literal["user", "assistant"] = "user" if item["role"] == "user" else "assistant"
+        role = OPENCLAW_ROLES[item["role"]]
+        if role == "tool":
+            text = text[:TOOL_OUTPUT_CHARACTERS]
         sender = item.get("__openclaw")
         name = sender.get("senderName") if isinstance(sender, dict) and role == "user" else None
         messages.append(

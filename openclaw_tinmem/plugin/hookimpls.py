@@ -45,6 +45,7 @@ from openclaw_tinmem.events import (
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
+from openclaw_tinmem.recall.exposure import InjectionPolicy
 from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_together
@@ -181,7 +182,9 @@ class TinmemPlugin:
 
     def recall_for_prompt(self, prompt: str, ctx: HookContext) -> list[Hit]:
         """What automatic recall injects: the same recall ``memory_recall`` runs for this
-        agent (every scope it may read), kept to what is worth injecting: close to the
+        agent (every scope it may read) without what this session may not be shown
+        (``recall.exposure``: untrusted, private, another user's), kept to what is worth
+        injecting: close to the
         message in meaning, or relevant to it by the cross-encoder, and about what it names
         (``scoring.worth_injecting``)."""
         settings = self.settings
@@ -191,6 +194,7 @@ class TinmemPlugin:
             identity=Identity.from_context(ctx),
             limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
+            allows=InjectionPolicy(settings, ctx).allows,
         )
         floors = InjectionFloors.from_settings(settings) if settings.rerank else None
         return worth_injecting(query, hits, floors)

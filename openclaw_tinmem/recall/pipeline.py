@@ -37,6 +37,8 @@ class RecallRequest:
     min_score: float
     rerank: bool
     min_similarity: float = 0.0
+    # which memories may be returned at all (automatic injection's trust and privacy)
+    allows: Callable[[Memory], bool] | None = None
 
 
 class RecallPipeline:
@@ -82,7 +84,8 @@ class RecallPipeline:
         fused, query_vector = self._fused(request, pool)
         candidates = fused[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
-        candidates = [candidate for candidate in candidates if candidate.id in memories]
+        allows = request.allows or (lambda memory: True)
+        candidates = [c for c in candidates if c.id in memories and allows(memories[c.id])]
         if not candidates:
             return []
         if query_tokens is not None:

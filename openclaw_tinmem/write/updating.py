@@ -11,6 +11,7 @@ from openclaw_tinmem.models import Memory, content_hash, normalise_tags
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
+from openclaw_tinmem.write.trust import with_trust
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Identity
@@ -63,6 +64,8 @@ def update(
             memory, stored_vector = found[0]
             access.check_write(memory.scope, field="id")
             updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
+            if content is not None:  # new words: are they an instruction to the model?
+                updated.provenance = with_trust(memory.provenance, content)
             tokens = service.writer.tokens_after_update(updated, memory)
             conflicted = store.upsert(
                 [updated],

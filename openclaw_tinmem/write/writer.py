@@ -45,6 +45,7 @@ from openclaw_tinmem.write.dedup import (
     merge_contents,
 )  # fmt: skip
 from openclaw_tinmem.write.levels import RuleSummarizer
+from openclaw_tinmem.write.trust import AUTHORED, with_trust
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -170,7 +171,8 @@ class MemoryWriter:
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
             created_at=draft.created_at or now, updated_at=now, source=draft.source,
             source_ref=draft.source_ref, content_hash=content_hash(content), context=context,
-            provenance=draft.provenance,
+            provenance=with_trust(draft.provenance, content) if draft.source in AUTHORED
+            else draft.provenance,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
@@ -267,11 +269,14 @@ class MemoryWriter:
             vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]
         )
         stored = self.store.get([memory_id for memory_id, _ in ranked])
-        return [  # a fact is a duplicate of a fact, not of the exchange it was taken from
+        trusted = memory.provenance.untrusted is None
+        return [  # a fact is a duplicate of a fact, not of the exchange it was taken from;
+            # words of doubtful origin never merge into trusted ones (nor the other way)
             Neighbour(stored[i], score)
             for i, score in ranked
             if i in stored and i != memory.id and EPISODE_TAG not in stored[i].tags
-        ]
+            and (stored[i].provenance.untrusted is None) == trusted
+        ]  # fmt: skip
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
         """A memory as it is now: written earlier in this batch, or in the store."""

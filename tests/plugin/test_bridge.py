@@ -8,6 +8,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.plugin.bridge import Bridge, to_context, to_messages
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
@@ -26,12 +27,14 @@ def ask(bridge: Bridge, *requests: dict) -> list[dict]:  # type: ignore[type-arg
 def test_openclaw_messages_and_context_become_ours() -> None:
     raw = [
         {"role": "user", "content": [{"type": "text", "text": "I use Helix"}]},
-        {"role": "toolResult", "content": "ignored"},
+        {"role": "toolResult", "content": [{"type": "text", "text": "x" * 60_000}]},
+        {"role": "system", "content": "left out"},
         {"role": "assistant", "content": "Noted."},
         {"role": "assistant", "content": "   "},
     ]
+    # a tool result is kept (clipped) so capture can tell whether the reply quotes it
     assert [(m.role, m.content) for m in to_messages(raw)] == [
-        ("user", "I use Helix"), ("assistant", "Noted."),
+        ("user", "I use Helix"), ("tool", "x" * TOOL_OUTPUT_CHARACTERS), ("assistant", "Noted."),
     ]  # fmt: skip
     ctx = to_context({"agentId": "ops", "sessionKey": "agent:ops:x", "requesterSenderId": "ana"})
     assert (ctx.agent_id, ctx.session_key, ctx.user_id) == ("ops", "agent:ops:x", "ana")

@@ -1,0 +1,25 @@
+"""Trust of texts written by a tool call or an import: whether they instruct the model.
+
+Automatic capture judges a turn by what was said in it (``capture.trust``). A text an agent
+stores with ``memory_store`` or ``memory_update``, or that an import brings, has no turn to
+judge by; what it says is the only evidence. One that reads as an instruction to the model
+is kept and found by the tools, but marked untrusted, so automatic recall does not inject it
+(the way a page the agent read would plant itself in memory).
+"""
+
+from __future__ import annotations
+
+from openclaw_tinmem.instructions import gives_instructions
+from openclaw_tinmem.models import Provenance, Source
+
+INSTRUCTION_TEXT = "reads as an instruction to the model"
+# sources whose text is judged by its words alone
+AUTHORED = frozenset({Source.TOOL, Source.IMPORT})
+
+
+def with_trust(provenance: Provenance, content: str) -> Provenance:
+    """``provenance`` marked untrusted when ``content`` instructs the model; as it was
+    otherwise (a reason already given stays)."""
+    if provenance.untrusted or not gives_instructions(content):
+        return provenance
+    return provenance.model_copy(update={"untrusted": INSTRUCTION_TEXT})
