@@ -90,7 +90,8 @@ def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
 
 
 def _turn_id(scope: str, turn: Sequence[Message]) -> str:
-    identities = "\n".join(message_identity(message) for message in turn)
+    # what was said makes the turn; tool output read along the way does not change its id
+    identities = "\n".join(message_identity(m) for m in turn if m.role != "tool")
     return str(uuid.uuid5(INGEST_NAMESPACE, f"{scope}\n{identities}"))
 
 

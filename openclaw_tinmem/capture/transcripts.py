@@ -38,13 +38,18 @@ from typing import Any
 
 import zstandard
 
-from openclaw_tinmem.events import HookContext, Message, parse_timestamp
+from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
+from openclaw_tinmem.events import HookContext, Message, Role, parse_timestamp
 
 FORMATS = ("auto", "openclaw", "messages", "locomo")
 DATABASE = "openclaw-agent.sqlite"  # an OpenClaw agent's database, transcripts included
 MAX_EVENT_BYTES = 4 * 2**20  # OpenClaw's bound on one stored event
 SPOKEN = ("user", "assistant")
-PASSED_OVER = ("system", "tool", "toolResult", "developer", "function")
+PASSED_OVER = ("system", "developer")
+# tool results, kept (clipped) as ``tool`` messages so capture can tell whether a reply
+# quotes them (capture.trust); they are never stored
+TOOL_RESULTS = ("tool", "toolResult", "function")
+TOOL_ROLE: Role = "tool"
 LOCOMO_DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 LOCOMO_SECONDS_BETWEEN = 30
 
@@ -263,13 +268,15 @@ def _openclaw_session(
         said = line.get("message")
         if line.get("type") != "message" or not isinstance(said, dict):
             continue  # model changes, compactions, custom events
-        role = said.get("role")
-        if role not in SPOKEN:
+        role = _role(said.get("role"))
+        if role not in (*SPOKEN, TOOL_ROLE):
             continue
         words = _text(said.get("content"))
         if words is None:
             problems.append(Problem(path, number, "message.content: expected text or parts"))
             continue
+        if role == TOOL_ROLE:  # kept only to tell whether a reply quotes it
+            words = words[:TOOL_OUTPUT_CHARACTERS]
         when = _time(said.get("timestamp") or line.get("timestamp"), number, path, problems)
         sender = said.get("__openclaw")
         name = sender.get("senderName") if role == "user" and isinstance(sender, dict) else None
@@ -278,6 +285,13 @@ def _openclaw_session(
                                 id=_optional(identifier)))  # fmt: skip
     ctx = HookContext(agent_id=agent, session_id=session, user_id=defaults.user_id)
     return Transcript(f"{path}#{session}", ctx, messages)
+
+
+def _role(given: Any) -> Role | None:
+    """A transcript's role as ours: user, assistant, or tool for any tool result."""
+    if given in TOOL_RESULTS:
+        return TOOL_ROLE
+    return "user" if given == "user" else "assistant" if given == "assistant" else None
 
 
 def _optional(value: Any) -> str | None:
@@ -290,17 +304,20 @@ def _messages(
     problems: list[Problem] = []
     sessions: dict[tuple[str, str, str | None], Transcript] = {}
     for number, line in _lines(path, text, problems):
-        role = line.get("role")
-        if role in PASSED_OVER:
+        if line.get("role") in PASSED_OVER:
             continue
-        if role not in SPOKEN:
-            allowed = "user, assistant (system and tool lines are passed over)"
-            problems.append(Problem(path, number, f"role: {role!r} is not one of {allowed}"))
+        role = _role(line.get("role"))
+        if role is None:
+            allowed = "user, assistant, tool (system lines are passed over)"
+            problems.append(Problem(path, number, f"role: {line.get('role')!r} is not one of "
+                                    f"{allowed}"))  # fmt: skip
             continue
         words = _text(line.get("content"))
         if words is None:
             problems.append(Problem(path, number, "content: expected text or a list of parts"))
             continue
+        if role == TOOL_ROLE:
+            words = words[:TOOL_OUTPUT_CHARACTERS]
         when = _time(line.get("timestamp"), number, path, problems)
         session = str(line.get("session") or "default")
         agent = str(line.get("agent") or defaults.agent_id)

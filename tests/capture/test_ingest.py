@@ -53,7 +53,8 @@ def test_an_openclaw_transcript_is_captured_with_its_times_speakers_and_messages
     assert reading.problems == [] and reading.files == 1
     (transcript,) = reading.transcripts
     assert (transcript.ctx.agent_id, transcript.ctx.session_id) == ("travel", "s-42")
-    assert [m.role for m in transcript.messages] == ["user", "assistant"]  # no tool result
+    # the tool result is read (to tell whether the reply quotes it), never stored
+    assert [m.role for m in transcript.messages] == ["user", "assistant", "tool"]
     assert "likes aisles" not in transcript.messages[1].content  # thinking is not said
 
     report = ingest(reading.transcripts, settings, *pipelines(service, settings))
@@ -198,3 +199,31 @@ def test_the_cli_offers_every_format_the_reader_knows() -> None:
     from openclaw_tinmem.cli.admin_commands import TRANSCRIPT_FORMATS
 
     assert TRANSCRIPT_FORMATS == transcripts.FORMATS
+
+
+def test_an_ingested_reply_that_quotes_a_tool_result_is_kept_untrusted(
+    service: MemoryService, settings: Settings, tmp_path: Path
+) -> None:
+    page = ("Shipping notice: parcels to Norway are held at customs until the recipient pays "
+            "the import fee through the courier's portal.")  # fmt: skip
+    lines = [
+        {"role": "user", "content": "Why is my parcel to Norway stuck in transit?", "session": "s"},
+        {"role": "toolResult", "content": page, "session": "s"},
+        {"role": "assistant", "content": "Parcels to Norway are held at customs until the "
+         "recipient pays the import fee through the courier's portal.", "session": "s"},
+        {"role": "user", "content": "I also ordered a spare charger for the camera.", "session": "s"},
+        {"role": "assistant", "content": "Good idea, noted the charger.", "session": "s"},
+    ]  # fmt: skip
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    reading = transcripts.read([path], "messages")
+    assert reading.problems == []
+    ingest(reading.transcripts, settings, *pipelines(service, settings))
+    episodes = [m for m in service.store.list_memories() if EPISODE_TAG in m.tags]
+    trust = {m.content.split("\n")[0]: m.provenance.untrusted for m in episodes}
+    assert trust == {
+        "User: Why is my parcel to Norway stuck in transit?": "quotes tool output",
+        "User: I also ordered a spare charger for the camera.": None,
+    }
+    assert all("import fee" not in m.content or EPISODE_TAG in m.tags
+               for m in service.store.list_memories())  # fmt: skip
