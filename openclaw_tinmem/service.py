@@ -178,7 +178,8 @@ class MemoryService:
         )
         now = self.clock()
         hits = self.pipeline.run(request, now)
-        if hits and settings.track_access and self._access.note([h.memory.id for h in hits], now):
+        tracked = settings.track_access and not self.store.read_only
+        if hits and tracked and self._access.note([h.memory.id for h in hits], now):
             self._background.submit(self._write_access)
         return hits
 

@@ -59,6 +59,7 @@ def _store_check(settings: Settings) -> dict[str, Any]:
         return _check("store", False, error.message)
     try:
         figures = statistics(service.store)
+        read_only = service.store.read_only
     finally:
         service.close()
     detail = (
@@ -77,7 +78,12 @@ def _store_check(settings: Settings) -> dict[str, Any]:
             f"; {missing} memories have no token vectors (written with late interaction off or "
             "by an older version): recall encodes them each time — run 'tinmem reembed' once"
         )
-    return _check("store", True, detail)
+    if read_only:
+        detail += (
+            "; READ-ONLY for this user: memories can be read, but nothing is captured or "
+            "stored — give this user write access to db_path, or point db_path elsewhere"
+        )
+    return _check("store", not read_only, detail)
 
 
 def similarity_floors_check(settings: Settings) -> dict[str, Any]:

@@ -100,10 +100,13 @@ SCHEMA = pa.schema([
 class HistoryLog:
     """The history table of one database, with its batching writer thread."""
 
-    def __init__(self, database: Any) -> None:
-        # exist_ok and ensure_indexes: another host may create the table at the same moment
-        self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA, exist_ok=True)
-        ensure_indexes(self.table, {"memory_id": BTree()})
+    def __init__(self, database: Any, *, read_only: bool = False) -> None:
+        if read_only:  # a store opened for reading: the table as it is
+            self.table = database.open_table(HISTORY_TABLE)
+        else:
+            # exist_ok and ensure_indexes: another host may create the table at the same moment
+            self.table = database.create_table(HISTORY_TABLE, schema=SCHEMA, exist_ok=True)
+            ensure_indexes(self.table, {"memory_id": BTree()})
         self._pending: list[HistoryEvent] = []
         self._lock = threading.Lock()  # guards _pending
         self._flushing = threading.Lock()  # one commit at a time

@@ -3,6 +3,7 @@ or open it and check its model."""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,11 @@ from lancedb.index import FTS, Bitmap, BTree
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.directories import private_directory
-from openclaw_tinmem.errors import ModelMismatchError
+from openclaw_tinmem.errors import ConfigError, ModelMismatchError
 from openclaw_tinmem.store.conditional import back_off, lost_a_race
 from openclaw_tinmem.store.object_storage import check_shared_store
 from openclaw_tinmem.store.schema import ADDED_FIELDS, DIMENSION_METADATA_KEY, MODEL_METADATA_KEY
+from openclaw_tinmem.store.write_lock import LOCK_FILE_NAME
 
 
 def connect(settings: Settings) -> Any:
@@ -26,7 +28,13 @@ def connect(settings: Settings) -> Any:
     uri = settings.resolved_db_path()
     if settings.is_local_store():
         # memories are the user's: readable by the owner only
-        private_directory(Path(uri.removeprefix("file://")), setting="db_path")
+        directory = private_directory(Path(uri.removeprefix("file://")), setting="db_path")
+        if not os.access(directory, os.R_OK | os.X_OK):
+            raise ConfigError(
+                f"db_path {str(directory)!r} cannot be read by this user: run as the store's "
+                "owner, or give this user read access",
+                field="db_path",
+            )
     else:
         check_shared_store(
             uri, settings.object_store_options(), single_writer=settings.object_store_single_writer
@@ -100,6 +108,30 @@ def open_or_create(
     if missing:  # written by an older version
         table.add_columns(pa.schema(missing))
     ensure_indexes(table, MEMORY_INDEXES)
+    return table
+
+
+def is_writable(directory: Path) -> bool:
+    """Whether this process may write the store directory (and its lock file, if any)."""
+    lock = directory / LOCK_FILE_NAME
+    if not directory.exists():
+        return True  # created by ``connect``, which says why when it cannot
+    return os.access(directory, os.W_OK) and (not lock.exists() or os.access(lock, os.W_OK))
+
+
+def open_existing(
+    database: Any, name: str, schema: pa.Schema, *, uri: str, verify_model: bool
+) -> Any:
+    """The table ``name`` of a store opened read-only, as it is (nothing added)."""
+    if name not in database.list_tables().tables:
+        raise ConfigError(
+            f"the store at db_path {uri!r} is read-only for this user and holds no memories "
+            "yet: point db_path at a store, or at a directory this user may write",
+            field="db_path",
+        )
+    table = database.open_table(name)
+    if verify_model:
+        check_model(table.schema, schema, uri)
     return table
 
 

@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix, Vector
+from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.models import Category, Memory
 from openclaw_tinmem.store.catch_up import SnapshotLoader
 from openclaw_tinmem.store.compaction import UpkeepScheduler, optimize_table, upkeep_under_lease
@@ -24,7 +25,14 @@ from openclaw_tinmem.store.filters import build_filter
 from openclaw_tinmem.store.history import HistoryEvent, HistoryLog
 from openclaw_tinmem.store.lance_reader import LanceReader
 from openclaw_tinmem.store.lease import Lease
-from openclaw_tinmem.store.opening import connect, create_table, open_or_create, stored_model
+from openclaw_tinmem.store.opening import (
+    connect,
+    create_table,
+    is_writable,
+    open_existing,
+    open_or_create,
+    stored_model,
+)
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.write_lock import WriteLock
@@ -55,7 +63,7 @@ class MemoryStore:
         self.database = connect(settings)
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
         self._write_lock = WriteLock(
-            Path(self.uri.removeprefix("file://")) if settings.is_local_store() else None,
+            self._directory() if settings.is_local_store() else None,
             settings.lock_timeout_seconds,
             on_acquire=self._forget_version_check,
         )
@@ -71,15 +79,25 @@ class MemoryStore:
         self._version_checked_at: float | None = None
         self.conflicts = 0  # memories a conditional write left out: another writer came first
         self._schema_of: tuple[Any, pa.Schema] | None = None  # (table, its schema), see below
-        with self.write_lock():
-            self.table = open_or_create(
-                self.database,
-                settings.table_name,
-                self.schema(),
-                uri=self.uri,
+        # a local store this user may read but not write (a read-only mount, another user's
+        # files): opened as it is, for reading; a write says so (``write_lock``)
+        self.read_only = settings.is_local_store() and not is_writable(self._directory())
+        if self.read_only:
+            self.table = open_existing(
+                self.database, settings.table_name, self.schema(), uri=self.uri,
                 verify_model=verify_model,
-            )
-            self.history = HistoryLog(self.database)
+            )  # fmt: skip
+            self.history = HistoryLog(self.database, read_only=True)
+        else:
+            with self.write_lock():
+                self.table = open_or_create(
+                    self.database,
+                    settings.table_name,
+                    self.schema(),
+                    uri=self.uri,
+                    verify_model=verify_model,
+                )
+                self.history = HistoryLog(self.database)
         self.reader = LanceReader(lambda: self.table)
         loader = SnapshotLoader(lambda: self.table, self.reader, dimension)
         self.snapshots = SnapshotCache(loader)
@@ -110,12 +128,22 @@ class MemoryStore:
     def stored_model(self) -> tuple[str, str]:
         return stored_model(self.table.schema)
 
+    def _directory(self) -> Path:
+        return Path(self.uri.removeprefix("file://"))
+
     def write_lock(self) -> contextlib.AbstractContextManager[None]:
         """Serialise writers: threads by an RLock, processes by a lock file beside the data.
 
         Taking the outermost lock forces a fresh version check, so a read-decide-write sees
-        every commit other processes made before it.
+        every commit other processes made before it. A read-only store refuses here, before
+        anything is written.
         """
+        if self.read_only:
+            raise ConfigError(
+                f"the store at db_path {self.uri!r} is read-only for this user: its memories "
+                "can be read, not changed",
+                field="db_path",
+            )
         return self._write_lock.hold()
 
     def _forget_version_check(self) -> None:

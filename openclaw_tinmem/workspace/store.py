@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, BTree
 from lancedb.query import MatchQuery
@@ -89,13 +90,23 @@ class WorkspaceStore:
         documents = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
                                pa.field("content", pa.string()), pa.field("created_at", timestamp),
                                pa.field("updated_at", timestamp)])  # fmt: skip
-        # exist_ok: another host may create the table at the same moment
-        self.documents = database.create_table(DOCUMENTS_TABLE, schema=documents, exist_ok=True)
-        ensure_indexes(self.documents, {"path": BTree()})
         vector = pa.list_(pa.float32(), embedder.dimension)
         chunks = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
                             pa.field("position", pa.int32()), pa.field("text", pa.string()),
                             pa.field("vector", vector), CHUNK_REVISION_FIELD])  # fmt: skip
+        if store.read_only:  # read as they are; a store without them has no documents
+            present = set(database.list_tables().tables)
+            empty = lancedb.connect("memory://")
+            self.documents = (database if DOCUMENTS_TABLE in present else empty).create_table(
+                DOCUMENTS_TABLE, schema=documents, exist_ok=True
+            )
+            self.chunks = (database if CHUNKS_TABLE in present else empty).create_table(
+                CHUNKS_TABLE, schema=chunks, exist_ok=True
+            )
+            return
+        # exist_ok: another host may create the table at the same moment
+        self.documents = database.create_table(DOCUMENTS_TABLE, schema=documents, exist_ok=True)
+        ensure_indexes(self.documents, {"path": BTree()})
         self.chunks = database.create_table(CHUNKS_TABLE, schema=chunks, exist_ok=True)
         if CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
             self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))

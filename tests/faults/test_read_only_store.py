@@ -1,0 +1,109 @@
+"""A store this user may read but not write is readable by every reading command and refused,
+in one line naming db_path, by every writing one, with nothing written; one it may not read
+at all is a one-line error. Permissions are real: as root the command runs without the
+capabilities that let root ignore them (``setpriv --bounding-set=-all``), on files owned by
+another user."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.models import Category
+from openclaw_tinmem.service import MemoryService
+
+pytestmark = pytest.mark.faults
+TINMEM = Path(sys.executable).with_name("tinmem")
+NOBODY = 65534
+
+
+def as_another_user(directory: Path, mode_of_directories: int) -> None:
+    """``directory`` owned by another user (as root) or without write permission."""
+    for path in [directory, *directory.rglob("*")]:
+        if os.geteuid() == 0:
+            os.chown(path, NOBODY, NOBODY)
+            path.chmod(mode_of_directories if path.is_dir() else 0o644)
+        else:
+            path.chmod((mode_of_directories if path.is_dir() else 0o644) & 0o555)
+
+
+def run(settings: Settings, *command: str) -> subprocess.CompletedProcess[str]:
+    prefix = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root's capabilities"
+        prefix = [setpriv, "--bounding-set=-all"]
+    environment = {**os.environ, "TINMEM_DB_PATH": settings.db_path,
+                   "TINMEM_JOURNAL_PATH": settings.journal_path,
+                   "TINMEM_MODEL_DIR": str(settings.resolved_model_dir())}  # fmt: skip
+    return subprocess.run([*prefix, str(TINMEM), *command], env=environment,
+                          capture_output=True, text=True, timeout=180)  # fmt: skip
+
+
+@pytest.fixture
+def read_only(settings: Settings, make_service) -> tuple[Settings, str]:  # type: ignore[no-untyped-def]
+    service: MemoryService = make_service(settings)
+    kept = service.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES)
+    service.close()
+    as_another_user(Path(settings.db_path), 0o755)
+    return settings, kept.memory.id
+
+
+@pytest.mark.parametrize(
+    ("command", "shows"),
+    [(["list", "--wide"], "{id}"), (["show", "{id}"], "Kubernetes 1.30"),
+     (["export"], "Kubernetes 1.30"), (["search", "staging cluster"], "Kubernetes 1.30"),
+     (["stats"], "db_path"), (["history", "{id}"], "created"),
+     (["workspace", "search", "staging cluster"], "Kubernetes 1.30"),
+     (["workspace", "tree"], "")],
+)  # fmt: skip
+def test_reading_commands_read_a_read_only_store(
+    read_only: tuple[Settings, str], command: list[str], shows: str
+) -> None:
+    settings, memory_id = read_only
+    completed = run(settings, *(part.format(id=memory_id) for part in command))
+    assert completed.returncode == 0, completed.stderr
+    assert shows.format(id=memory_id) in completed.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["store", "The backup server is Nimbus", "--category", "entities"],
+     ["forget", "{id}", "--yes"], ["update", "{id}", "--importance", "0.9"],
+     ["import", "{file}"], ["workspace", "write", "a note", "--target", "memory"]],
+)  # fmt: skip
+def test_writing_commands_refuse_in_one_line_and_write_nothing(
+    read_only: tuple[Settings, str], command: list[str], tmp_path: Path
+) -> None:
+    settings, memory_id = read_only
+    lines = tmp_path / "one.jsonl"
+    lines.write_text('{"content": "The backup server is Nimbus", "category": "entities"}\n')
+    before = sorted(p.name for p in Path(settings.db_path).rglob("*"))
+    completed = run(settings, *(p.format(id=memory_id, file=lines) for p in command))
+    said = completed.stdout + completed.stderr
+    assert completed.returncode != 0 and "Traceback" not in said, said
+    assert "read-only" in said and "db_path" in said, said
+    assert sorted(p.name for p in Path(settings.db_path).rglob("*")) == before
+
+
+def test_doctor_reads_it_and_says_it_is_read_only(read_only: tuple[Settings, str]) -> None:
+    completed = run(read_only[0], "doctor")
+    said = " ".join(completed.stdout.split())
+    assert "FAIL store" in said and "1 memories" in said and "READ-ONLY" in said, said
+    assert completed.returncode == 1
+
+
+def test_a_store_this_user_cannot_read_is_one_line_naming_db_path(
+    read_only: tuple[Settings, str],
+) -> None:
+    settings, _ = read_only
+    as_another_user(Path(settings.db_path), 0o700)
+    for command in (["list"], ["doctor"]):
+        completed = run(settings, *command)
+        said = " ".join((completed.stdout + completed.stderr).split())
+        assert completed.returncode != 0 and "Traceback" not in said, said
+        assert "db_path" in said and "cannot be read" in said, said
