@@ -21,6 +21,7 @@ from openclaw_tinmem.cli.app import (
     progress_bar,
 )  # fmt: skip
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
+from openclaw_tinmem.models import validate_scope
 
 TRANSCRIPT_FORMATS = ("auto", "openclaw", "messages", "locomo")  # capture.transcripts.FORMATS
 
@@ -287,6 +288,8 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
     """
     state.require_administrator("scopes rename")
     with friendly_errors():
+        for name in (old, new):  # a bad name is refused before any question is asked
+            validate_scope(name)
         if not yes:
             click.confirm(f"Move every memory of {old} into {new}?", abort=True)
         moved = state.service.store.rename_scope(old, new)

@@ -55,7 +55,7 @@ def bridge(state: CliState) -> None:
 @click.option(
     "--http",
     "http_port",
-    type=int,
+    type=click.IntRange(0, 65535),
     default=None,
     help="Serve streamable HTTP on HOST:PORT instead of stdio.",
 )
@@ -137,7 +137,11 @@ def workspace() -> None:
 @workspace.command("tree")
 @click.argument("path", default="")
 @click.option(
-    "--depth", default=2, show_default=True, type=int, help="Levels to show, from 1 to 10."
+    "--depth",
+    default=2,
+    show_default=True,
+    type=click.IntRange(1, 10),
+    help="Levels to show, from 1 to 10.",
 )
 @click.pass_obj
 def workspace_tree(state: CliState, path: str, depth: int) -> None:
@@ -179,7 +183,9 @@ def workspace_write(
 
 @workspace.command("search")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=int, help="Maximum results.")
+@click.option(
+    "--limit", default=5, show_default=True, type=click.IntRange(1, 20), help="Maximum results."
+)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def workspace_search(state: CliState, query: str, limit: int, as_json: bool) -> None:
@@ -210,7 +216,10 @@ def tool(state: CliState, name: str, arguments: str) -> None:
 
 
 @main.command()
-@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: a free one).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0,
+    help="Port on 127.0.0.1 (default: a free one).",
+)  # fmt: skip
 @click.pass_obj
 def ui(state: CliState, port: int) -> None:
     """Serve the memory browser on 127.0.0.1: search and filter memories, open one to see its

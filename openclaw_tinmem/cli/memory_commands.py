@@ -25,7 +25,9 @@ from openclaw_tinmem.errors import InvalidArgumentError
 @click.option(
     "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
 )
-@click.option("--limit", default=50, show_default=True, help="Most recent N memories.")
+@click.option(
+    "--limit", default=50, show_default=True, type=click.IntRange(1), help="Most recent N memories."
+)
 @click.option("--wide", is_flag=True, help="Show full ids (by default their first 8 characters).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.pass_obj
