@@ -6,8 +6,9 @@
 ``--mixed N`` is the other soak: one agent doing N mixed operations (turns through the hooks,
 memory_recall, memory_store, memory_update, memory_forget) on one store with the default
 settings, access statistics on. Every tenth of the way it records the table's versions, the
-store's bytes on disk and the recall p50 of that stretch: reads must not grow the store, and
-recall must not slow down as the soak goes on.
+store's bytes on disk and the recall p50 of that stretch; then it recalls N/4 times alone:
+those reads must commit no version and add no byte, and their p50 must hold from the first
+half to the second.
 
 Each process runs agent turns through the reference host and the plugin (no-LLM mode), all
 on one store and one journal, each turn stating a fact with a unique number. While they run,
@@ -176,10 +177,27 @@ def mixed(operations: int, root: Path, access_write_seconds: float | None) -> di
             })  # fmt: skip
             print(json.dumps(rows[-1]), flush=True)
             recall_times = []
+    # then reads alone, at a fixed size: they must commit nothing and hold their speed
+    plugin.worker.flush(600)
+    table = plugin.service.store.table
+    before = (len(table.list_versions()), directory_bytes(root / "db"))
+    reads: list[float] = []
+    for _ in range(max(1, operations // 4)):
+        began = time.perf_counter()
+        host.call_tool("memory_recall", {"query": f"where is the {rng.choice(TOPICS)}?"}, session)
+        reads.append(time.perf_counter() - began)
+    after = (len(table.list_versions()), directory_bytes(root / "db"))
     plugin.close()
+    half = len(reads) // 2
     return {
         "operations": operations, "access_write_seconds": settings.access_write_seconds,
         "seconds": round(time.perf_counter() - started, 1), "over_time": rows,
+        "reads_only": {
+            "recalls": len(reads), "versions": [before[0], after[0]],
+            "megabytes": [round(before[1] / 1e6, 2), round(after[1] / 1e6, 2)],
+            "recall_p50_ms_first_half": round(1000 * statistics.median(reads[:half]), 1),
+            "recall_p50_ms_second_half": round(1000 * statistics.median(reads[half:]), 1),
+        },
         "megabytes_after_close": round(directory_bytes(root / "db") / 1e6, 2),
     }  # fmt: skip
 

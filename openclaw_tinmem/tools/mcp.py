@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -24,9 +25,11 @@ import anyio
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.config.identities import AccessToken
-from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.errors import ConfigError, TinmemError
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
+from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox, unavailable_toolbox
+
+logger = logging.getLogger("openclaw_tinmem")
 
 SERVER_NAME = "openclaw-tinmem"
 DEFAULT_HTTP_PORT = 8765
@@ -173,9 +176,14 @@ def run(
     http_port: int | None = None,
     host: str = "127.0.0.1",
 ) -> None:
-    service = MemoryService.from_settings(settings)
+    service: MemoryService | None = None
     try:
+        service = MemoryService.from_settings(settings)
         toolbox = build_toolbox(service, identity=identity)
+    except TinmemError as error:  # a broken configuration: said on stderr and on every call
+        logger.error("memory tools unavailable: %s", error.message)
+        toolbox = unavailable_toolbox(settings, error, identity=identity)
+    try:
         if http_port is None:
             anyio.run(serve_stdio, toolbox)
         else:
@@ -184,4 +192,5 @@ def run(
             app = http_app(toolbox, settings, host)
             uvicorn.run(app, host=host, port=http_port, log_level="warning")
     finally:
-        service.close()
+        if service is not None:
+            service.close()

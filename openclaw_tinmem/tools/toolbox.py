@@ -14,9 +14,16 @@ from typing import TYPE_CHECKING, Any
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.tools.arguments import parse_arguments
-from openclaw_tinmem.tools.definitions import Handler, ToolDefinition, ToolResult, enabled_sets
+from openclaw_tinmem.tools.definitions import (
+    Handler,
+    ToolDefinition,
+    ToolResult,
+    enabled_sets,
+    tool_definitions,
+)
 
 if TYPE_CHECKING:
+    from openclaw_tinmem.config import Settings
     from openclaw_tinmem.service import MemoryService
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -95,3 +102,16 @@ def build_toolbox(service: MemoryService, *, identity: Identity | None = None) -
         else:
             toolbox.extend(MemoryTools(service).history_handlers())
     return toolbox
+
+
+def unavailable_toolbox(
+    settings: Settings, error: TinmemError, *, identity: Identity | None = None
+) -> Toolbox:
+    """The configured tools, each answering with ``error``: a server whose store cannot be
+    opened still starts, lists its tools and says why on every call, as the plugin does."""
+
+    def refuse(arguments: Any, caller: Identity) -> ToolResult:
+        return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
+
+    offered = tool_definitions(settings.tool_sets, settings.history_tool)
+    return Toolbox([(definition, refuse) for definition in offered], identity=identity)
