@@ -9,7 +9,8 @@ narrower, because nobody asked for it and everyone in the session sees its effec
   conversation is not injected unless ``inject_private_in_groups``;
 - in a session with a known user, what another known user said is not injected unless
   ``inject_other_users`` — except from shared scopes (``global``, ``project:…``: anything
-  but an agent's or a user's own scope), which are shared on purpose.
+  but an agent's or a user's own scope), which are shared on purpose, and except what was
+  said in this same conversation (a group chat, where each member has an id of their own).
 
 A memory without provenance (stored by a tool, imported) is neither private nor another
 user's: it was written for whoever may read its scope.
@@ -59,4 +60,6 @@ class InjectionPolicy:
             or not origin.user_id
             or origin.user_id == user
             or not memory.scope.startswith(PERSONAL_SCOPE_PREFIXES)
+            # said in this very conversation (a group's members each have their own id)
+            or bool(origin.session_key and origin.session_key == self.context.session_key)
         )

@@ -143,3 +143,17 @@ def test_one_users_words_are_not_injected_into_another_users_session(
     found = host.call_tool("memory_recall", {"query": "moving to Lisbon"},
                            session("agent:main:dm:bob", user="bob"))  # fmt: skip
     assert any("Feedzai" in r["text"] for r in found.data["results"])  # scopes decide tools
+
+
+def test_in_a_group_what_another_member_said_there_is_injected(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = host_for(plugin)
+    host.turn(session(GROUP, user="ana"), "The team offsite moved to the Riverside hall on Monday.")
+    plugin.worker.flush(60)
+    question = "Where is the team offsite on Monday?"
+    assert "Riverside hall" in injected(host, session(GROUP, user="bob"), question)
+    assert "Riverside hall" not in injected(
+        host, session("agent:main:dm:bob", user="bob"), question
+    )
