@@ -21,7 +21,6 @@ from openclaw_tinmem.cli.app import (
     progress_bar,
 )  # fmt: skip
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
-from openclaw_tinmem.models import validate_scope
 
 TRANSCRIPT_FORMATS = ("auto", "openclaw", "messages", "locomo")  # capture.transcripts.FORMATS
 
@@ -286,6 +285,8 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
     share one; move the memories an older version captured for such an id with this command
     (tinmem stats lists the scopes).
     """
+    from openclaw_tinmem.models import validate_scope
+
     state.require_administrator("scopes rename")
     with friendly_errors():
         for name in (old, new):  # a bad name is refused before any question is asked
