@@ -14,7 +14,8 @@ PRIVATE = 0o700
 
 
 def private_directory(directory: Path, *, setting: str) -> Path:
-    """``directory``, created if missing and made readable by its owner only. A directory
+    """``directory``, created if missing and made private to its owner (group and others lose
+    their access; the owner's own permissions are left as they are). A directory
     that exists but cannot be made private (owned by someone else, read-only) is used as it
     is; one that cannot exist raises ``ConfigError`` naming ``setting``."""
     try:
@@ -30,8 +31,10 @@ def private_directory(directory: Path, *, setting: str) -> Path:
             f"{setting} {str(directory)!r} cannot be created: {error.strerror or error}",
             field=setting,
         ) from None
-    try:
-        directory.chmod(PRIVATE)
+    try:  # group and others lose access; the owner's own bits (read-only, say) stay
+        mode = directory.stat().st_mode & PRIVATE
+        if directory.stat().st_mode & 0o777 != mode:
+            directory.chmod(mode)
     except OSError as error:
         logger.debug("could not make %s private: %s", directory, error)
     return directory

@@ -39,25 +39,35 @@ def looks_like_injection(text: str) -> bool:
     return bool(INJECTION.search(text))
 
 
-_VERBS = (
-    r"(?:tell|recommend|suggest|say|respond|reply|answer|send|direct|redirect|point|include|"
-    r"mention|run|execute|visit|click|share|reveal|forward|transfer|wire|pay|email|call|use)"
+# what a planted instruction has the model do to the person it talks to
+_TO_THE_USER = (
+    r"(?:tell|recommend|suggest|say|respond|reply|answer|send|direct|redirect|point|forward|"
+    r"reveal|share|give)"
 )
+_THE_USER = r"(?:the user|users|the customer|customers)"
 # Standing instructions aimed at the model, as planted in a page or echoed in a reply; a
-# person's own advice in conversation ("you should try the ramen") does not read like these.
+# person's own advice ("never tell anyone your password"), a technical text ("the model
+# should include a dropout layer") or a note ("note to self") does not read like these.
 _DIRECTIVES = (
-    rf"\bwhen(?:ever)? (?:the |a )?user(?:s)? (?:asks?|mentions?|says?|wants?|requests?)\b"
-    rf"[^.\n]{{0,100}}\b{_VERBS}\b",
-    rf"\b(?:the )?(?:assistant|AI|model|agent|chatbot|LLM)s? (?:must|should|shall|will|"
-    rf"needs? to|has to|is (?:required|instructed) to)\b[^.\n]{{0,60}}\b{_VERBS}\b",
-    r"(?:^|[.!?:]\s+)(?:always|never|from now on,?|in (?:all )?future (?:replies|answers|"
-    r"responses|conversations),?)\s+(?:tell|recommend|suggest|respond|reply|answer|direct|"
-    r"redirect|forward|reveal) (?:the user|users|them|anyone|everyone)\b",
-    r"\b(?:note|reminder|instructions?|message) (?:to|for) (?:self|the assistant|the AI|the "
-    r"model|future (?:sessions?|turns?|self))\b",
-    r"\b(?:important|attention|note)\s*(?:to|for)?\s*(?:the )?(?:AI|assistant|LLM|model)s?\s*:",
+    rf"\bwhen(?:ever)? {_THE_USER} (?:asks?|mentions?|says?|wants?|requests?)\b"
+    rf"[^.\n]{{0,100}}\b{_TO_THE_USER}\b",
+    rf"\b(?:the )?(?:assistant|AI|AI assistant|chatbot|LLM)\b (?:must|should|shall|will|"
+    rf"needs? to|has to|is (?:required|instructed) to)\b[^.\n]{{0,60}}\b{_TO_THE_USER}\b"
+    rf"[^.\n]{{0,30}}\b{_THE_USER}\b",
+    rf"(?:^|[.!?:]\s+)(?:always|never|from now on,?|in (?:all )?future (?:replies|answers|"
+    rf"responses|conversations),?)\s+{_TO_THE_USER} {_THE_USER}\b",
+    r"\b(?:note|reminder|instructions?|message) (?:to|for) (?:the assistant|the AI|the model|"
+    r"future (?:sessions?|turns?))\b(?!-)",
+    r"\b(?:important|attention|note)\s*(?:to|for)?\s*(?:the )?(?:AI|assistant|LLM)s?\s*:",
 )
 DIRECTIVE = re.compile("|".join(f"(?:{pattern})" for pattern in _DIRECTIVES), re.IGNORECASE)
+# "Name: " at the start of a line: who speaks in an episode, not an instruction
+SPEAKER_LABEL = re.compile(r"^[^:\n]{1,80}:[ \t]", re.MULTILINE)
+
+
+def without_speakers(text: str) -> str:
+    """An exchange's text without the speaker labels that start its lines."""
+    return SPEAKER_LABEL.sub("", text)
 
 
 def gives_instructions(text: str) -> bool:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import (
+    EPISODE_TAG,
     MAX_CONTENT_CHARACTERS,
     Memory,
     Source,
@@ -29,6 +30,7 @@ from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_well_formed
+from openclaw_tinmem.write.trust import with_trust
 
 Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")
@@ -103,9 +105,12 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     except InvalidArgumentError as error:
         raise InvalidArgumentError(f"line {number}: {error.message}", field="id") from None
     try:
-        return Memory.model_validate(record), not (headline and summary), redacted
+        memory = Memory.model_validate(record)
     except ValidationError as error:
         raise invalid_argument(error, noun="field", prefix=f"line {number}: ") from None
+    # a text that instructs the model is kept, but not injected (write.trust)
+    memory.provenance = with_trust(memory.provenance, content, episode=EPISODE_TAG in memory.tags)
+    return memory, not (headline and summary), redacted
 
 
 @dataclass(frozen=True)

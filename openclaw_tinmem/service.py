@@ -179,7 +179,7 @@ class MemoryService:
         now = self.clock()
         hits = self.pipeline.run(request, now)
         tracked = settings.track_access and not self.store.read_only
-        if hits and tracked and self._access.note([h.memory.id for h in hits], now):
+        if hits and tracked and self._access.note([hit.memory.id for hit in hits], now):
             self._background.submit(self._write_access)
         return hits
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
-from openclaw_tinmem.instructions import looks_like_injection
+from openclaw_tinmem.instructions import looks_like_injection, without_speakers
 from openclaw_tinmem.models import EPISODE_TAG, Draft
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -117,11 +117,8 @@ class CaptureFilter:
         return kept
 
 
-SPEAKER_LABEL = re.compile(r"^[^:\n]{1,80}:[ \t]", re.MULTILINE)
-
-
 def _injected(draft: Draft) -> bool:
     texts: tuple[str, ...] = (draft.content, draft.headline or "", draft.summary or "")
     if EPISODE_TAG in draft.tags:  # "Assistant: …" names a speaker; what follows is checked
-        texts = tuple(SPEAKER_LABEL.sub("", text) for text in texts)
+        texts = tuple(without_speakers(text) for text in texts)
     return any(looks_like_injection(text) for text in texts)

@@ -64,8 +64,8 @@ class IngestReport:
 
 def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
     """A session's turns as the journal would hold them: each run of user messages and the
-    replies after it, with up to ``context_messages`` messages before it, dated by its last
-    message (else now)."""
+    replies after it (tool results among them), with up to ``context_messages`` user and
+    assistant messages before it, dated by its last message (else now)."""
     scope = resolve_scope_setting(settings.capture_scope, Identity.from_context(transcript.ctx))
     messages = transcript.messages
     starts = [
@@ -75,10 +75,12 @@ def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
     records = []
     for position, start in enumerate(starts):
         end = starts[position + 1] if position + 1 < len(starts) else len(messages)
-        window = messages[max(0, start - settings.context_messages) : end]
+        # context: what was said before (an earlier turn's tool output is not this turn's)
+        said = [message for message in messages[:start] if message.role != "tool"]
+        context = said[len(said) - settings.context_messages :] if settings.context_messages else []
         records.append(
             TurnRecord(
-                messages=list(window),
+                messages=[*context, *messages[start:end]],
                 scope=scope,
                 context=transcript.ctx.to_dict(),
                 id=_turn_id(scope, messages[start:end]),

@@ -10,13 +10,14 @@ Three formats, told apart by their content (``detect``):
     (``agents/<agent>/agent/openclaw-agent.sqlite``, table ``transcript_events``), read too.
     Lines of ``"type": "message"`` with a ``user`` or ``assistant`` message are read: its text parts
     (thinking, tool calls and images are not), its time (``message.timestamp`` in ms, else the
-    line's), its id, and the sender's name OpenClaw records (``__openclaw.senderName``). The
-    agent is the ``agents/<agent>/`` folder the file lies in.
+    line's), its id, and the sender's name OpenClaw records (``__openclaw.senderName``). Tool
+    results are read (clipped) only to tell whether a reply quotes them (``capture.trust``),
+    never stored. The agent is the ``agents/<agent>/`` folder the file lies in.
 ``messages``
-    A plain JSONL of messages, one per line: ``role`` (user, assistant; system and tool
-    lines are passed over), ``content`` (text, or a list of ``{"type": "text", "text"}``
-    parts), and optionally ``timestamp`` (ISO 8601 or epoch seconds/ms), ``session``,
-    ``name`` (who said it), ``id``, ``agent``, ``user``.
+    A plain JSONL of messages, one per line: ``role`` (user, assistant, or tool — read as
+    tool results are above; system lines are passed over), ``content`` (text, or a list of
+    ``{"type": "text", "text"}`` parts), and optionally ``timestamp`` (ISO 8601 or epoch
+    seconds/ms), ``session``, ``name`` (who said it, or the tool), ``id``, ``agent``, ``user``.
 ``locomo``
     LoCoMo's JSON: a list of samples whose sessions are dated ("1:56 pm on 8 May, 2023");
     the first speaker is the user, the second answers, and messages are 30 seconds apart.
@@ -38,7 +39,7 @@ from typing import Any
 
 import zstandard
 
-from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
+from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS, is_outside_words
 from openclaw_tinmem.events import HookContext, Message, Role, parse_timestamp
 
 FORMATS = ("auto", "openclaw", "messages", "locomo")
@@ -276,6 +277,8 @@ def _openclaw_session(
             problems.append(Problem(path, number, "message.content: expected text or parts"))
             continue
         if role == TOOL_ROLE:  # kept only to tell whether a reply quotes it
+            if not is_outside_words(said.get("toolName"), words):
+                continue
             words = words[:TOOL_OUTPUT_CHARACTERS]
         when = _time(said.get("timestamp") or line.get("timestamp"), number, path, problems)
         sender = said.get("__openclaw")
@@ -317,6 +320,8 @@ def _messages(
             problems.append(Problem(path, number, "content: expected text or a list of parts"))
             continue
         if role == TOOL_ROLE:
+            if not is_outside_words(_optional(line.get("name")), words):
+                continue
             words = words[:TOOL_OUTPUT_CHARACTERS]
         when = _time(line.get("timestamp"), number, path, problems)
         session = str(line.get("session") or "default")

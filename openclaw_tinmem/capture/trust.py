@@ -26,13 +26,28 @@ QUOTED_WORDS = 8
 # instructions: a planted instruction rarely sits deeper, and the cost stays bounded.
 TOOL_OUTPUT_CHARACTERS = 50_000
 
+# a result of one of our memory tools carrying a memory marked untrusted says so
+UNTRUSTED_MARK = "untrusted"
+
 QUOTES_TOOL_OUTPUT = "quotes tool output"
 TOOL_OUTPUT_INSTRUCTIONS = "tool output addressed the model"
 REPLY_INSTRUCTIONS = "the reply gives the model standing instructions"
 
 
+def is_outside_words(tool_name: str | None, text: str) -> bool:
+    """Whether a tool result brings words from outside: any tool's but our own memory
+    tools', whose results are what the user's memory already holds (unless they hold an
+    untrusted memory, which must not come back trusted by being repeated)."""
+    from openclaw_tinmem.tools.definitions import ALL_TOOLS
+
+    ours = tool_name in {tool.name for tool in ALL_TOOLS}
+    return not ours or UNTRUSTED_MARK in text
+
+
 def _shingles(words: Sequence[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + QUOTED_WORDS]) for i in range(len(words) - QUOTED_WORDS + 1)}
+    return {
+        tuple(words[start : start + QUOTED_WORDS]) for start in range(len(words) - QUOTED_WORDS + 1)
+    }
 
 
 def _words(text: str) -> list[str]:
@@ -42,7 +57,7 @@ def _words(text: str) -> list[str]:
 def quotes(reply: str, sources: Iterable[str]) -> bool:
     """Whether ``reply`` repeats a run of ``QUOTED_WORDS`` words of one of ``sources``."""
     said = _shingles(_words(reply))
-    return bool(said) and any(not said.isdisjoint(_shingles(_words(s))) for s in sources)
+    return bool(said) and any(not said.isdisjoint(_shingles(_words(source))) for source in sources)
 
 
 def untrusted_reason(raw: Sequence[Message], turn: Sequence[Message]) -> str | None:
@@ -51,7 +66,9 @@ def untrusted_reason(raw: Sequence[Message], turn: Sequence[Message]) -> str | N
     replies = [message.content for message in turn if message.role == "assistant"]
     if any(gives_instructions(reply) for reply in replies):
         return REPLY_INSTRUCTIONS
-    outputs = [m.content[:TOOL_OUTPUT_CHARACTERS] for m in raw if m.role == "tool"]
+    outputs = [
+        message.content[:TOOL_OUTPUT_CHARACTERS] for message in raw if message.role == "tool"
+    ]
     if not outputs or not replies:
         return None
     if any(gives_instructions(output) for output in outputs):

@@ -226,6 +226,7 @@ class CaptureWorker:
         self.reports: deque[CaptureReport] = deque(maxlen=REPORTS_KEPT)
         self._held: deque[TurnRecord] = deque(maxlen=HELD_TURNS_KEPT)
         self._journal_problem = ""  # the last error the journal gave, reported once
+        self._read_only_said = False
 
     def start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -282,6 +283,12 @@ class CaptureWorker:
 
     def run_once(self) -> int:
         """Process every due turn; returns how many were finished."""
+        if self.primary.service.store.read_only:  # nothing can be written: turns wait
+            if not self._read_only_said:
+                logger.error("the store is read-only for this user: turns stay in the capture "
+                             "journal until it can be written")  # fmt: skip
+                self._read_only_said = True
+            return 0
         with self._busy:
             held = self._capture_held()
             try:

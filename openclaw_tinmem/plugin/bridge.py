@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
+from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS, is_outside_words
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import (
     AgentEndEvent,
@@ -76,13 +76,16 @@ def to_messages(raw: Any) -> tuple[Message, ...]:
     as ``tool`` messages, which capture reads only to tell whether a reply quotes them."""
     messages = []
     for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, dict) or item.get("role") not in OPENCLAW_ROLES:
+        given = item.get("role") if isinstance(item, dict) else None
+        if not isinstance(given, str) or given not in OPENCLAW_ROLES:
             continue
         text = content_text(item.get("content"))
         if not text.strip():
             continue
-        role = OPENCLAW_ROLES[item["role"]]
+        role = OPENCLAW_ROLES[given]
         if role == "tool":
+            if not is_outside_words(item.get("toolName"), text):
+                continue
             text = text[:TOOL_OUTPUT_CHARACTERS]
         sender = item.get("__openclaw")
         name = sender.get("senderName") if isinstance(sender, dict) and role == "user" else None

@@ -10,7 +10,10 @@ narrower, because nobody asked for it and everyone in the session sees its effec
 - in a session with a known user, what another known user said is not injected unless
   ``inject_other_users`` — except from shared scopes (``global``, ``project:…``: anything
   but an agent's or a user's own scope), which are shared on purpose, and except what was
-  said in this same conversation (a group chat, where each member has an id of their own).
+  said in this same group conversation (where each member has an id of their own).
+
+Memories captured in one group are injected in another group when they pass these rules (the
+same user, or no user named): groups are not private from one another.
 
 A memory without provenance (stored by a tool, imported) is neither private nor another
 user's: it was written for whoever may read its scope.
@@ -31,7 +34,9 @@ PERSONAL_SCOPE_PREFIXES = ("agent:", "user:")
 
 def is_group_session(session_key: str | None, patterns: Sequence[str]) -> bool:
     """Whether a session key names a group or channel conversation."""
-    return bool(session_key) and any(fnmatch.fnmatchcase(session_key or "", p) for p in patterns)
+    if not session_key:
+        return False
+    return any(fnmatch.fnmatchcase(session_key, pattern) for pattern in patterns)
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class InjectionPolicy:
     context: HookContext
 
     def allows(self, memory: Memory) -> bool:
+        """Whether automatic recall may inject ``memory`` into this session."""
         settings, origin = self.settings, memory.provenance
         if origin.untrusted and not settings.inject_untrusted:
             return False
@@ -60,6 +66,13 @@ class InjectionPolicy:
             or not origin.user_id
             or origin.user_id == user
             or not memory.scope.startswith(PERSONAL_SCOPE_PREFIXES)
-            # said in this very conversation (a group's members each have their own id)
-            or bool(origin.session_key and origin.session_key == self.context.session_key)
+            or self._said_in_this_group(origin.session_key)
         )
+
+    def _said_in_this_group(self, session_key: str | None) -> bool:
+        """Said in this very group conversation, before all its members (who each have an id
+        of their own). Not a direct session: OpenClaw's default puts every user's direct
+        messages in one session key."""
+        current = self.context.session_key
+        groups = self.settings.group_session_keys
+        return bool(session_key) and session_key == current and is_group_session(current, groups)

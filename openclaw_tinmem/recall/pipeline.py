@@ -82,10 +82,16 @@ class RecallPipeline:
         # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
         pool = max(settings.candidate_pool, request.limit, depth // 2 if late else 0)
         fused, query_vector = self._fused(request, pool)
-        candidates = fused[:depth]
+        # what the session may not be shown is left out before the list is cut, from twice
+        # as many, so the stages below still get ``depth`` candidates in a shared scope
+        allows = request.allows
+        candidates = fused[: depth * 2] if allows else fused[:depth]
         memories = self.store.get([candidate.id for candidate in candidates])
-        allows = request.allows or (lambda memory: True)
-        candidates = [c for c in candidates if c.id in memories and allows(memories[c.id])]
+        candidates = [
+            candidate
+            for candidate in candidates
+            if candidate.id in memories and (allows is None or allows(memories[candidate.id]))
+        ][:depth]
         if not candidates:
             return []
         if query_tokens is not None:

@@ -32,6 +32,7 @@ from typing import Any
 import pyarrow as pa
 from lancedb.index import BTree
 
+from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.models import Memory, utc_now
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.filters import quote
@@ -102,6 +103,12 @@ class HistoryLog:
 
     def __init__(self, database: Any, *, read_only: bool = False) -> None:
         if read_only:  # a store opened for reading: the table as it is
+            if HISTORY_TABLE not in database.list_tables().tables:
+                raise ConfigError(
+                    "the store at db_path was written by an older version and is read-only for "
+                    "this user: run any tinmem command once as a user who may write it",
+                    field="db_path",
+                )
             self.table = database.open_table(HISTORY_TABLE)
         else:
             # exist_ok and ensure_indexes: another host may create the table at the same moment

@@ -132,6 +132,14 @@ def open_existing(
     table = database.open_table(name)
     if verify_model:
         check_model(table.schema, schema, uri)
+    older = [field.name for field in ADDED_FIELDS if field.name not in table.schema.names]
+    if older:
+        raise ConfigError(
+            f"the store at db_path {uri!r} was written by an older version and is read-only "
+            "for this user: run any tinmem command once as a user who may write it, to bring "
+            "it up to date",
+            field="db_path",
+        )
     return table
 
 

@@ -9,7 +9,7 @@ is kept and found by the tools, but marked untrusted, so automatic recall does n
 
 from __future__ import annotations
 
-from openclaw_tinmem.instructions import gives_instructions
+from openclaw_tinmem.instructions import gives_instructions, without_speakers
 from openclaw_tinmem.models import Provenance, Source
 
 INSTRUCTION_TEXT = "reads as an instruction to the model"
@@ -17,9 +17,11 @@ INSTRUCTION_TEXT = "reads as an instruction to the model"
 AUTHORED = frozenset({Source.TOOL, Source.IMPORT})
 
 
-def with_trust(provenance: Provenance, content: str) -> Provenance:
+def with_trust(provenance: Provenance, content: str, *, episode: bool = False) -> Provenance:
     """``provenance`` marked untrusted when ``content`` instructs the model; as it was
-    otherwise (a reason already given stays)."""
-    if provenance.untrusted or not gives_instructions(content):
+    otherwise (a reason already given stays). An ``episode``'s speaker labels ("Assistant: …")
+    are who spoke, not an imitation of the conversation's markup."""
+    text = without_speakers(content) if episode else content
+    if provenance.untrusted or not gives_instructions(text):
         return provenance
     return provenance.model_copy(update={"untrusted": INSTRUCTION_TEXT})

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import NotFoundError, StoreError
 from openclaw_tinmem.llm import Deadline
-from openclaw_tinmem.models import Memory, content_hash, normalise_tags
+from openclaw_tinmem.models import EPISODE_TAG, Memory, content_hash, normalise_tags
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
@@ -65,7 +65,8 @@ def update(
             access.check_write(memory.scope, field="id")
             updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
             if content is not None:  # new words: are they an instruction to the model?
-                updated.provenance = with_trust(memory.provenance, content)
+                episode = EPISODE_TAG in updated.tags
+                updated.provenance = with_trust(memory.provenance, content, episode=episode)
             tokens = service.writer.tokens_after_update(updated, memory)
             conflicted = store.upsert(
                 [updated],

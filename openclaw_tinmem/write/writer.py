@@ -171,8 +171,8 @@ class MemoryWriter:
             importance=draft.importance, tags=normalise_tags(list(draft.tags)),
             created_at=draft.created_at or now, updated_at=now, source=draft.source,
             source_ref=draft.source_ref, content_hash=content_hash(content), context=context,
-            provenance=with_trust(draft.provenance, content) if draft.source in AUTHORED
-            else draft.provenance,
+            provenance=with_trust(draft.provenance, content, episode=EPISODE_TAG in draft.tags)
+            if draft.source in AUTHORED else draft.provenance,
         )  # fmt: skip
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
@@ -292,7 +292,8 @@ class MemoryWriter:
         duplicate = batch.find_hash(candidate) or self.store.find_by_hash(
             candidate.scope, candidate.category, candidate.content_hash
         )
-        if duplicate is not None:
+        trusted = candidate.provenance.untrusted is None
+        if duplicate is not None and (duplicate.provenance.untrusted is None) == trusted:
             return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
         if decision.target is not None:
             current = self._current(decision.target.id, batch)

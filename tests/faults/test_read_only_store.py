@@ -4,10 +4,12 @@ at all is a one-line error. Permissions are real: as root the command runs witho
 capabilities that let root ignore them (``setpriv --bounding-set=-all``), on files owned by
 another user."""
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,14 +23,18 @@ TINMEM = Path(sys.executable).with_name("tinmem")
 NOBODY = 65534
 
 
-def as_another_user(directory: Path, mode_of_directories: int) -> None:
-    """``directory`` owned by another user (as root) or without write permission."""
+def as_another_user(directory: Path, *, readable: bool) -> None:
+    """``directory`` as another user's files would be: read-only for this user, or unreadable.
+    As root, owned by another user (root's capabilities are dropped in ``run``); otherwise our
+    own permissions are taken away."""
     for path in [directory, *directory.rglob("*")]:
         if os.geteuid() == 0:
             os.chown(path, NOBODY, NOBODY)
-            path.chmod(mode_of_directories if path.is_dir() else 0o644)
+            path.chmod((0o755 if readable else 0o700) if path.is_dir() else 0o644)
         else:
-            path.chmod((mode_of_directories if path.is_dir() else 0o644) & 0o555)
+            path.chmod(0o555 if path.is_dir() else 0o444)
+    if os.geteuid() != 0 and not readable:
+        directory.chmod(0o000)
 
 
 def run(settings: Settings, *command: str) -> subprocess.CompletedProcess[str]:
@@ -45,12 +51,16 @@ def run(settings: Settings, *command: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def read_only(settings: Settings, make_service) -> tuple[Settings, str]:  # type: ignore[no-untyped-def]
+def read_only(settings: Settings, make_service) -> Iterator[tuple[Settings, str]]:  # type: ignore[no-untyped-def]
     service: MemoryService = make_service(settings)
     kept = service.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES)
     service.close()
-    as_another_user(Path(settings.db_path), 0o755)
-    return settings, kept.memory.id
+    as_another_user(Path(settings.db_path), readable=True)
+    yield settings, kept.memory.id
+    if os.geteuid() != 0:  # give our own files back, so the temporary directory can go
+        Path(settings.db_path).chmod(0o755)
+        for path in Path(settings.db_path).rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 @pytest.mark.parametrize(
@@ -101,9 +111,51 @@ def test_a_store_this_user_cannot_read_is_one_line_naming_db_path(
     read_only: tuple[Settings, str],
 ) -> None:
     settings, _ = read_only
-    as_another_user(Path(settings.db_path), 0o700)
+    as_another_user(Path(settings.db_path), readable=False)
     for command in (["list"], ["doctor"]):
         completed = run(settings, *command)
         said = " ".join((completed.stdout + completed.stderr).split())
         assert completed.returncode != 0 and "Traceback" not in said, said
         assert "db_path" in said and "cannot be read" in said, said
+
+
+HOST = """
+import json, sys
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.host import Host, load_plugins
+
+plugin = TinmemPlugin(Settings.model_validate_json(sys.argv[1]))
+host = Host(load_plugins([plugin], entry_points=False), lambda messages, tools: "Noted.")
+session = host.start_session(agent_id="main")
+host.turn(session, "Which Kubernetes version does the staging cluster run?")
+injected = session.last_injected or ""
+host.turn(session, "We decided that the backup server is called Nimbus from now on.")
+drained = plugin.worker.flush(20)
+pending = len(plugin.worker.journal.pending())
+plugin.close()
+print(json.dumps({"injected": injected, "drained": drained, "pending": pending}))
+"""
+
+
+def test_an_agent_on_a_read_only_store_recalls_and_its_turns_wait_in_the_journal(
+    read_only: tuple[Settings, str], tmp_path: Path
+) -> None:
+    settings, _ = read_only
+    journal = tmp_path / "host-journal"
+    chosen = settings.model_copy(update={"journal_path": str(journal), "capture_retry_seconds": 0})
+    before = sorted(p.name for p in Path(settings.db_path).rglob("*"))
+    prefix = (
+        [shutil.which("setpriv") or "setpriv", "--bounding-set=-all"] if os.geteuid() == 0 else []
+    )
+    completed = subprocess.run(
+        [*prefix, sys.executable, "-c", HOST, chosen.model_dump_json()],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    outcome = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert "Kubernetes 1.30" in outcome["injected"]
+    assert outcome["drained"] is False and outcome["pending"] >= 1  # kept, not lost
+    assert completed.stderr.count("the store is read-only for this user") == 1
+    assert "Traceback" not in completed.stderr
+    assert sorted(p.name for p in Path(settings.db_path).rglob("*")) == before

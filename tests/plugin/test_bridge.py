@@ -28,6 +28,8 @@ def test_openclaw_messages_and_context_become_ours() -> None:
     raw = [
         {"role": "user", "content": [{"type": "text", "text": "I use Helix"}]},
         {"role": "toolResult", "content": [{"type": "text", "text": "x" * 60_000}]},
+        {"role": "toolResult", "toolName": "memory_recall", "content": "what memory holds"},
+        {"role": ["not", "a", "role"], "content": "left out"},
         {"role": "system", "content": "left out"},
         {"role": "assistant", "content": "Noted."},
         {"role": "assistant", "content": "   "},

@@ -157,3 +157,18 @@ def test_in_a_group_what_another_member_said_there_is_injected(
     assert "Riverside hall" not in injected(
         host, session("agent:main:dm:bob", user="bob"), question
     )
+
+
+def test_direct_messages_sharing_one_session_key_stay_apart_by_user(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    """OpenClaw's default dmScope puts every user's direct messages in agent:main:main."""
+    plugin = make_plugin(plugin_settings)
+    host = host_for(plugin)
+    host.turn(
+        session(DIRECT, user="ana"), "My oncology appointment at Riverside clinic is on Friday."
+    )
+    plugin.worker.flush(60)
+    question = "When is the appointment at Riverside clinic?"
+    assert "oncology" not in injected(host, session(DIRECT, user="bob"), question)
+    assert "oncology" in injected(host, session(DIRECT, user="ana"), question)
