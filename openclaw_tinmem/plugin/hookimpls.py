@@ -314,7 +314,8 @@ class TinmemPlugin:
             and not excluded(ctx.agent_id, settings.capture_exclude_agents)
             and user_messages >= settings.session_summary_min_messages
         ):
-            recent = event.messages[-SESSION_MESSAGES_KEPT:]
+            spoken = [m for m in event.messages if m.role in ("user", "assistant")]
+            recent = spoken[-SESSION_MESSAGES_KEPT:]  # a summary is of what was said
             self.journal.write(TurnRecord(
                 messages=redacted(recent),
                 scope=self.capture_scope(ctx),
