@@ -19,6 +19,7 @@ from openclaw_tinmem.capture.episodes import message_key
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.instructions import gives_instructions
 from openclaw_tinmem.models import EPISODE_TAG, Draft
+from openclaw_tinmem.tools.definitions import ALL_TOOLS
 
 # A run of this many words of a tool's output found in the reply: the reply quotes it.
 QUOTED_WORDS = 8
@@ -28,6 +29,7 @@ TOOL_OUTPUT_CHARACTERS = 50_000
 
 # a result of one of our memory tools carrying a memory marked untrusted says so
 UNTRUSTED_MARK = "untrusted"
+OWN_TOOL_NAMES = frozenset(tool.name for tool in ALL_TOOLS)
 
 QUOTES_TOOL_OUTPUT = "quotes tool output"
 TOOL_OUTPUT_INSTRUCTIONS = "tool output addressed the model"
@@ -38,10 +40,7 @@ def is_outside_words(tool_name: str | None, text: str) -> bool:
     """Whether a tool result brings words from outside: any tool's but our own memory
     tools', whose results are what the user's memory already holds (unless they hold an
     untrusted memory, which must not come back trusted by being repeated)."""
-    from openclaw_tinmem.tools.definitions import ALL_TOOLS
-
-    ours = tool_name in {tool.name for tool in ALL_TOOLS}
-    return not ours or UNTRUSTED_MARK in text
+    return tool_name not in OWN_TOOL_NAMES or UNTRUSTED_MARK in text
 
 
 def _shingles(words: Sequence[str]) -> set[tuple[str, ...]]:

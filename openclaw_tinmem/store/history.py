@@ -32,14 +32,13 @@ from typing import Any
 import pyarrow as pa
 from lancedb.index import BTree
 
-from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.models import Memory, utc_now
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
+from openclaw_tinmem.store.schema import HISTORY_TABLE
 
 logger = logging.getLogger("openclaw_tinmem")
-HISTORY_TABLE = "memory_history"
 FLUSH_SECONDS = 0.5
 FLUSH_EVENTS = 256
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
@@ -102,13 +101,7 @@ class HistoryLog:
     """The history table of one database, with its batching writer thread."""
 
     def __init__(self, database: Any, *, read_only: bool = False) -> None:
-        if read_only:  # a store opened for reading: the table as it is
-            if HISTORY_TABLE not in database.list_tables().tables:
-                raise ConfigError(
-                    "the store at db_path was written by an older version and is read-only for "
-                    "this user: run any tinmem command once as a user who may write it",
-                    field="db_path",
-                )
+        if read_only:  # a store opened for reading (``open_existing`` checked the table)
             self.table = database.open_table(HISTORY_TABLE)
         else:
             # exist_ok and ensure_indexes: another host may create the table at the same moment

@@ -17,7 +17,12 @@ from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.errors import ConfigError, ModelMismatchError
 from openclaw_tinmem.store.conditional import back_off, lost_a_race
 from openclaw_tinmem.store.object_storage import check_shared_store
-from openclaw_tinmem.store.schema import ADDED_FIELDS, DIMENSION_METADATA_KEY, MODEL_METADATA_KEY
+from openclaw_tinmem.store.schema import (
+    ADDED_FIELDS,
+    DIMENSION_METADATA_KEY,
+    HISTORY_TABLE,
+    MODEL_METADATA_KEY,
+)
 from openclaw_tinmem.store.write_lock import LOCK_FILE_NAME
 
 
@@ -122,7 +127,8 @@ def is_writable(directory: Path) -> bool:
 def open_existing(
     database: Any, name: str, schema: pa.Schema, *, uri: str, verify_model: bool
 ) -> Any:
-    """The table ``name`` of a store opened read-only, as it is (nothing added)."""
+    """The table ``name`` of a store opened read-only, as it is (nothing added); one that an
+    older version wrote (columns or the history table missing) cannot be read so."""
     if name not in database.list_tables().tables:
         raise ConfigError(
             f"the store at db_path {uri!r} is read-only for this user and holds no memories "
@@ -133,7 +139,7 @@ def open_existing(
     if verify_model:
         check_model(table.schema, schema, uri)
     older = [field.name for field in ADDED_FIELDS if field.name not in table.schema.names]
-    if older:
+    if older or HISTORY_TABLE not in database.list_tables().tables:
         raise ConfigError(
             f"the store at db_path {uri!r} was written by an older version and is read-only "
             "for this user: run any tinmem command once as a user who may write it, to bring "

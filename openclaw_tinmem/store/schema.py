@@ -22,6 +22,8 @@ CONTEXT_FIELD = pa.field("context", pa.string())
 SEARCH_CONTEXT_CHARACTERS = 300
 # where a memory came from (Memory.provenance) as JSON; null when unknown or in older tables
 PROVENANCE_FIELD = pa.field("provenance", pa.string())
+# the table of every change to a memory (store.history), beside the memories table
+HISTORY_TABLE = "memory_history"
 # columns added since the first release, added with nulls when an older table is opened
 ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD, PROVENANCE_FIELD]
 MEMORY_COLUMNS = [

@@ -15,17 +15,17 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.testing import FakeLLM, Reply
+from tests.faults.test_broken_paths import BROKEN, broken
 
 pytestmark = pytest.mark.faults
-BROKEN = ["db_path", "journal_path"]
 STORE = {"content": "Ana's editor of choice is Helix", "category": "preferences"}
-
-
-def broken(settings: Settings, tmp_path: Path, setting: str) -> Settings:
-    in_the_way = tmp_path / f"{setting}-is-a-file"
-    in_the_way.write_text("not a directory")
-    return settings.model_copy(update={"journal_path": str(tmp_path / "journal"),
-                                       setting: str(in_the_way)})  # fmt: skip
+# the model's turn in each framework: one memory_write call, then its answer
+WRITE_THEN_ANSWER = (
+    Reply(
+        tool_calls=({"name": "memory_write", "arguments": {"content": "n", "target": "memory"}},)
+    ),
+    Reply(raw="Could not write."),
+)
 
 
 @pytest.mark.parametrize("setting", BROKEN)
@@ -74,9 +74,7 @@ async def test_an_openai_agents_run_reads_the_error_and_goes_on(
     plugin = TinmemPlugin(broken(settings, tmp_path, setting))
     memory = AgentsMemory(MemoryBinding(plugin, agent_id="support"))
     with FakeLLM(default=Reply(raw="Noted.")) as server:
-        server.script(Reply(tool_calls=({"name": "memory_write",
-                                         "arguments": {"content": "n", "target": "memory"}},)),
-                      Reply(raw="Could not write."))  # fmt: skip
+        server.script(*WRITE_THEN_ANSWER)
         client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
         model = OpenAIChatCompletionsModel(model="scripted", openai_client=client)
         agent = Agent(name="support", instructions="You help.", model=model, tools=memory.tools())
@@ -102,9 +100,7 @@ def test_a_langgraph_agent_reads_the_error_and_goes_on(
     plugin = TinmemPlugin(broken(settings, tmp_path, setting))
     memory = LangGraphMemory(MemoryBinding(plugin, agent_id="support"))
     with FakeLLM(default=Reply(raw="Noted.")) as server:
-        server.script(Reply(tool_calls=({"name": "memory_write",
-                                         "arguments": {"content": "n", "target": "memory"}},)),
-                      Reply(raw="Could not write."))  # fmt: skip
+        server.script(*WRITE_THEN_ANSWER)
         chat = ChatOpenAI(model="scripted", base_url=server.base_url, api_key="test",
                           max_retries=0)  # fmt: skip
         with pytest.warns(Warning):  # LangGraph 1.x: create_react_agent has moved
