@@ -30,15 +30,18 @@ from rich.progress import Progress
 from benchmarks.locomo_peers import bm25_peer, mem0_peer
 from benchmarks.locomo_report import (
     CATEGORY_NAMES,
+    ability_table,
     category_table,
     comparison_table,
     conversation_table,
+    length_table,
     markdown_table,
 )
 from benchmarks.metrics import (
     QuestionScore,
     aggregate,
     compare,
+    fraction_at,
     interval,
     parse_evidence,
     score_question,
@@ -81,6 +84,7 @@ class Question:
     text: str
     evidence: list[str]
     category: int
+    ability: str = ""  # BEAM's question ability, when the data names one
 
 
 @dataclass
@@ -119,7 +123,12 @@ def load(path: Path) -> list[Conversation]:
             conversation.malformed_evidence += malformed
             if evidence:
                 conversation.questions.append(
-                    Question(str(qa["question"]), evidence, int(qa["category"]))
+                    Question(
+                        str(qa["question"]),
+                        evidence,
+                        int(qa["category"]),
+                        str(qa.get("ability", "")),
+                    )
                 )
         conversations.append(conversation)
     return conversations
@@ -161,6 +170,10 @@ class RunResult:
     adversarial: list[QuestionScore] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     tokens: dict[str, list[int]] = field(default_factory=dict)
+    ability_of: list[str] = field(default_factory=list)  # beside scores
+    deep: list[float] = field(default_factory=list)  # frac@k of a run deeper than 10
+    # each evidence turn of a category 1-4 question: (its length in words, found in the top 10)
+    evidence_found: list[tuple[int, bool]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         latencies = sorted(self.latencies_ms)
@@ -187,12 +200,21 @@ class RunResult:
                 )
                 for sample in dict.fromkeys(self.conversation_of)
             },
+            "by_ability": {
+                ability: aggregate(
+                    [s for s, of in zip(self.scores, self.ability_of, strict=True) if of == ability]
+                )
+                for ability in sorted(set(self.ability_of) - {""})
+            },
+            "evidence_by_length": evidence_by_length(self.evidence_found),
             "adversarial": aggregate(self.adversarial),
             "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
             "latency_p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1)
             if latencies
             else None,
         }
+        if self.deep:
+            result["frac_at_depth"] = round(100 * statistics.mean(self.deep), 1)
         if self.tokens:
             result["tokens_per_query"] = {
                 level: round(statistics.mean(values), 1) for level, values in self.tokens.items()
@@ -210,22 +232,47 @@ class RunResult:
         }
 
 
+LENGTH_BUCKETS = ((0, 50), (51, 150), (151, 400), (401, 10**9))
+
+
+def evidence_by_length(found: Sequence[tuple[int, bool]]) -> dict[str, dict[str, float]]:
+    """Share of evidence turns found in the top 10, by the turn's length in words: where a
+    long turn's detail is lost, it shows here."""
+    table: dict[str, dict[str, float]] = {}
+    for low, high in LENGTH_BUCKETS:
+        hits = [hit for words, hit in found if low <= words <= high]
+        label = f"{low}-{high}" if high < 10**9 else f">{low - 1}"
+        table[label] = {
+            "turns": len(hits),
+            "found@10": round(100 * sum(hits) / len(hits), 1) if hits else 0.0,
+        }
+    return table
+
+
 def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriever,
              progress: Progress, service: MemoryService | None = None) -> RunResult:  # fmt: skip
     result = RunResult(name)
     total = sum(len(c.questions) for c in conversations)
     task = progress.add_task(f"{name:<18}", total=total)
     for conversation in conversations:
+        words = {turn.dia_id: len(turn.text.split()) for turn in conversation.turns}
         for question in conversation.questions:
             started = time.perf_counter()
             ranked = retrieve(conversation, question.text)
             result.latencies_ms.append((time.perf_counter() - started) * 1000)
             score = score_question(ranked, question.evidence, question.category)
+            if len(ranked) > 10 and question.category != 5:
+                result.deep.append(fraction_at(ranked, question.evidence, len(ranked)))
             if question.category == 5:
                 result.adversarial.append(score)
             else:
                 result.scores.append(score)
                 result.conversation_of.append(conversation.sample_id)
+                result.ability_of.append(question.ability)
+                top = set(ranked[:10])
+                result.evidence_found.extend(
+                    (words.get(dia_id, 0), dia_id in top) for dia_id in question.evidence
+                )
             progress.advance(task)
     return result
 
@@ -264,7 +311,10 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "hybrid+cross-encoder 20": {"late_interaction": False, "rerank_candidates": 20},
     "hybrid+late interaction": {"rerank": False},
     "default": {},
+    # what the first stage hands the re-rankers: the fused list as deep as late interaction reads
+    "fused candidates (200)": NO_RERANKING,
 }
+RETRIEVAL_LIMITS = {"fused candidates (200)": 200}  # the others return the usual top 10
 
 
 def add_comparisons(results: list[dict[str, Any]], runs: Sequence[RunResult]) -> None:
@@ -296,9 +346,24 @@ def main() -> None:
         help="add a configuration 'custom' with these settings changed (repeatable)",
     )
     parser.add_argument(
+        "--store-set",
+        dest="store_overrides",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="write the memories with these settings changed, for every configuration (such "
+        "as late_interaction_passages, which is fixed when a memory is written; repeatable)",
+    )
+    parser.add_argument(
         "--without-context",
         action="store_true",
         help="store each turn without the turn before it as its context",
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="keep the memories in this directory and, when it already holds them, read them "
+        "instead of writing them again (for trying recall settings one after another)",
     )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
@@ -307,22 +372,38 @@ def main() -> None:
         arguments.configs = [*arguments.configs, "custom"]
     conversations = load(arguments.path)
     root = Path(tempfile.mkdtemp(prefix="tinmem-locomo-"))
-    base = Settings(db_path=str(root / "db"), track_access=False, query_cache_size=0)
+    database = arguments.store or root / "db"
+    reuse = (database / "memories.lance").exists()
+    base = Settings.model_validate(
+        {
+            "db_path": str(database),
+            "track_access": False,
+            "query_cache_size": 0,
+            **dict(item.split("=", 1) for item in arguments.store_overrides),
+        }
+    )
     embedder = FastEmbedEmbedder(base)
     try:
         store = open_store(base, embedder)
-        ingest_seconds = ingest(
-            MemoryService(base, store, embedder),
-            conversations,
-            with_context=not arguments.without_context,
+        ingest_seconds = (
+            0.0
+            if reuse
+            else ingest(
+                MemoryService(base, store, embedder),
+                conversations,
+                with_context=not arguments.without_context,
+            )
         )
+        store.purge()  # compacted, no older versions: what the memories cost on disk
+        store_bytes = sum(path.stat().st_size for path in database.rglob("*") if path.is_file())
         results: list[dict[str, Any]] = []
         runs: list[RunResult] = []
         with Progress() as progress:
             for name in arguments.configs:
                 settings = Settings.model_validate({**base.model_dump(), **CONFIGURATIONS[name]})
                 service = MemoryService(settings, open_store(settings, embedder), embedder)
-                run = evaluate(name, conversations, tinmem_retriever(service), progress)
+                limit = RETRIEVAL_LIMITS.get(name, 10)
+                run = evaluate(name, conversations, tinmem_retriever(service, limit), progress)
                 run.tokens = token_counts(service, conversations)
                 runs.append(run)
                 results.append(run.summary())
@@ -354,14 +435,29 @@ def main() -> None:
             ),
             "malformed_evidence_ids": sum(c.malformed_evidence for c in conversations),
             "ingest_seconds": round(ingest_seconds, 1),
+            "ingest_ms_per_memory": round(
+                1000 * ingest_seconds / max(sum(len(c.turns) for c in conversations), 1), 1
+            ),
+            "store_megabytes": round(store_bytes / 2**20, 1),
+            "store_kilobytes_per_memory": round(
+                store_bytes / 1024 / max(sum(len(c.turns) for c in conversations), 1), 1
+            ),
             "results": results,
         }
         arguments.output.parent.mkdir(parents=True, exist_ok=True)
         arguments.output.write_text(json.dumps(report, indent=2))
         tables = (
-            f"{markdown_table(results)}\n\nfrac@10 / nDCG@10 by category:\n\n"
+            f"{markdown_table(results)}\n\n"
+            + "".join(
+                f"{result['name']}: {result['frac_at_depth']} % of the evidence is in the list.\n\n"
+                for result in results
+                if "frac_at_depth" in result
+            )
+            + "frac@10 / nDCG@10 by category:\n\n"
             f"{category_table(results)}\n\nfrac@10 / nDCG@10 by conversation (categories 1–4):"
             f"\n\n{conversation_table(results)}\n\n"
+            f"frac@10 / nDCG@10 by ability (BEAM):\n\n{ability_table(results)}\n\n"
+            f"Evidence turns in the top 10 by turn length:\n\n{length_table(results)}\n\n"
             "Against the baseline, categories 1–4 (paired bootstrap over questions):"
             f"\n\n{comparison_table(results)}\n"
         )

@@ -88,3 +88,34 @@ def comparison_table(results: Sequence[dict[str, Any]]) -> str:
             cells.append(f"{figure['difference']:+.1f} ({low:+.1f} to {high:+.1f})")
         lines.append(f"| {result['name']} − {name} | {' | '.join(cells)} |")
     return "\n".join(lines)
+
+
+def ability_table(results: Sequence[dict[str, Any]]) -> str:
+    """frac@10 / nDCG@10 of each system by BEAM ability (empty for data without abilities)."""
+    scored = [result for result in results if result.get("by_ability")]
+    if not scored:
+        return ""
+    abilities = list(scored[0]["by_ability"])
+    lines = ["| system | " + " | ".join(abilities) + " |", "|---|" + "---|" * len(abilities)]
+    for result in scored:
+        cells = [result["by_ability"].get(ability, {"questions": 0}) for ability in abilities]
+        figures = " | ".join(
+            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
+        )
+        lines.append(f"| {result['name']} | {figures} |")
+    return "\n".join(lines)
+
+
+def length_table(results: Sequence[dict[str, Any]]) -> str:
+    """Share of evidence turns in the top 10 by the turn's length in words."""
+    scored = [result for result in results if result.get("evidence_by_length")]
+    if not scored:
+        return ""
+    buckets = list(scored[0]["evidence_by_length"])
+    counts = scored[0]["evidence_by_length"]
+    header = " | ".join(f"{bucket} words ({counts[bucket]['turns']})" for bucket in buckets)
+    lines = [f"| system | {header} |", "|---|" + "---|" * len(buckets)]
+    for result in scored:
+        cells = [result["evidence_by_length"][bucket]["found@10"] for bucket in buckets]
+        lines.append(f"| {result['name']} | " + " | ".join(str(cell) for cell in cells) + " |")
+    return "\n".join(lines)
