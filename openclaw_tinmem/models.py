@@ -253,13 +253,15 @@ class Draft:
 
 @dataclass(frozen=True)
 class Hit:
-    """A recalled memory with its final score and how it matched."""
+    """A recalled memory with its final score and how it matched; of a long memory, also the
+    passage the query is about (None for a memory read whole)."""
 
     memory: Memory
     score: float
     relevance: float
     match: MatchKind
     similarity: float | None = None
+    passage: str | None = None
 
     def to_dict(self, level: Level) -> dict[str, Any]:
         return {
@@ -276,6 +278,7 @@ class Hit:
             "updated_at": self.memory.updated_at.isoformat(),
             "source": self.memory.source.value,
             "provenance": self.memory.provenance.public_dict(),
+            **({"passage": self.passage} if self.passage is not None else {}),
         }
 
 

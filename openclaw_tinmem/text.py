@@ -29,6 +29,31 @@ def split_sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
 
 
+def passages(text: str, max_words: int) -> list[str]:
+    """``text`` cut into passages of at most ``max_words`` words, whole sentences where a
+    sentence fits: what a model that reads a bounded number of tokens can read one at a time.
+    A text that fits is one passage, as it is; an empty text is one empty passage."""
+    if len(text.split()) <= max_words:
+        return [text]
+    result: list[str] = []
+    current: list[str] = []
+    for sentence in split_sentences(text):
+        words = sentence.split()
+        while len(words) > max_words:  # a sentence longer than a passage: cut by words
+            if current:
+                result.append(" ".join(current))
+                current = []
+            result.append(" ".join(words[:max_words]))
+            words = words[max_words:]
+        if current and len(current) + len(words) > max_words:
+            result.append(" ".join(current))
+            current = []
+        current.extend(words)
+    if current:
+        result.append(" ".join(current))
+    return result
+
+
 _SMALL_TALK = re.compile(
     r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night)|"
     r"thanks?|thank you|thx|ty|cheers|ok(?:ay)?|k|sure|yes|yep|yeah|no|nope|cool|great|nice|"

@@ -1,5 +1,8 @@
 """The recall pipeline: fusion → late interaction → episodes → cross-encoder → final score.
 
+Of a long memory, the cross-encoder reads, and the hit carries, the passage the query is
+about (``passages.py``).
+
 Each stage re-scores the head of the list the previous stage left (``apply_rerank``); what
 each stage contributes, and why, is documented in the README's "Recall and scoring".
 """
@@ -20,6 +23,7 @@ from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.models import Category, Hit, Memory
 from openclaw_tinmem.recall.episodes import blend_with_episodes
 from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
+from openclaw_tinmem.recall.passages import best_passage
 from openclaw_tinmem.recall.scoring import final_score, is_related, rerank_text, sigmoid
 from openclaw_tinmem.recall.when import named_period
 from openclaw_tinmem.store.table import MemoryStore
@@ -121,7 +125,10 @@ class RecallPipeline:
             for hit in hits
             if hit.score >= request.min_score and is_related(hit, request.min_similarity)
         ]
-        best = sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+        best = [
+            replace(hit, passage=best_passage(request.query, hit.memory.content))
+            for hit in sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+        ]
         return self._with_similarities(best, query_vector)
 
     def _with_similarities(self, hits: list[Hit], query_vector: Vector) -> list[Hit]:
@@ -207,6 +214,13 @@ class RecallPipeline:
     ) -> list[Candidate]:
         head = candidates[: settings.rerank_candidates]
         characters = settings.rerank_context_characters
-        texts = [rerank_text(memories[candidate.id], characters) for candidate in head]
+        texts = [
+            rerank_text(
+                memories[candidate.id],
+                characters,
+                best_passage(query, memories[candidate.id].content),
+            )
+            for candidate in head
+        ]
         logits = self.reranker().score(query, texts)
         return apply_rerank(candidates, [sigmoid(logit) for logit in logits])

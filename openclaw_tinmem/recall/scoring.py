@@ -27,19 +27,21 @@ from openclaw_tinmem.recall.names import about_known_names
 SECONDS_PER_DAY = 86_400.0
 
 
-def rerank_text(memory: Memory, context_characters: int) -> str:
-    """What the cross-encoder reads: the memory, then the end of its context, if any.
+def rerank_text(memory: Memory, context_characters: int, passage: str | None = None) -> str:
+    """What the cross-encoder reads: the memory (or, of a long one, the passage the query is
+    about: ``passages.py``), then the end of its context, if any.
 
     A reply such as "Three times a week" means little to the cross-encoder on its own; the
     end of the message it answered ("...how often do you all work out together?") restores
     the missing half. Only the end: the whole of a long message drowns the memory.
     """
+    text = memory.content if passage is None else passage
     if not memory.context or context_characters <= 0:
-        return memory.content
+        return text
     tail = memory.context[-context_characters:]
     if len(memory.context) > context_characters and " " in tail:
         tail = tail.split(" ", 1)[1]  # start at a word boundary
-    return f"{memory.content} (in reply to: {tail})"
+    return f"{text} (in reply to: {tail})"
 
 
 def sigmoid(value: float) -> float:
