@@ -56,16 +56,6 @@ def already_visible(hit: Hit, visible: str) -> bool:
     return len(content) >= 12 and content in visible
 
 
-def item_text(hit: Hit, level: Level) -> str:
-    """What the block shows of a hit: its text at ``level``; of a long memory shown in detail,
-    its headline and the passage that matched (which its summary, taken from the
-    beginning, may not hold)."""
-    text = hit.memory.text_at(level)
-    if level is Level.L0 or hit.passage is None or hit.passage in text:
-        return text
-    return f"{hit.memory.text_at(Level.L0)} … {hit.passage}"
-
-
 def render_block(
     hits: Sequence[Hit],
     *,
@@ -86,7 +76,7 @@ def render_block(
     for rank, hit in enumerate(hit for hit in hits if not already_visible(hit, visible)):
         level = Level.L1 if rank < detailed_items else Level.L0
         memory = hit.memory
-        line = f"- [{memory.created_at:{DATE_FORMAT}}] {neutralise(item_text(hit, level))}"
+        line = f"- [{memory.created_at:{DATE_FORMAT}}] {neutralise(memory.text_at(level))}"
         cost = estimate_tokens(line) + 1
         if used + cost > token_budget:
             continue  # a shorter item further down may still fit

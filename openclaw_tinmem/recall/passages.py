@@ -4,8 +4,8 @@ The cross-encoder reads a bounded number of tokens (``rerank_max_tokens``), and 
 shows a memory's summary, written from its beginning: a detail deep in a long reply (an
 assistant's explanation, a pasted log) is seen by neither. A long memory is cut into passages
 of about ``PASSAGE_WORDS`` words (whole sentences where they fit); the passage holding the most
-of the query's words, each counted once, is the one the cross-encoder reads and the block and
-``memory_recall`` show. A memory of one passage is read whole, as before.
+of the query's words, each counted once, is the one the cross-encoder reads and
+``memory_recall`` shows. A memory of one passage is read whole, as before.
 
 Words are chosen, not vectors: the choice costs microseconds and no storage. Scoring every
 passage with the late-interaction model was measured too (BEAM development split, passages
