@@ -190,22 +190,8 @@ class RunResult:
                 CATEGORY_NAMES[c]: aggregate([s for s in self.scores if s.category == c])
                 for c in (1, 2, 3, 4)
             },
-            "by_conversation": {
-                sample: aggregate(
-                    [
-                        s
-                        for s, of in zip(self.scores, self.conversation_of, strict=True)
-                        if of == sample
-                    ]
-                )
-                for sample in dict.fromkeys(self.conversation_of)
-            },
-            "by_ability": {
-                ability: aggregate(
-                    [s for s, of in zip(self.scores, self.ability_of, strict=True) if of == ability]
-                )
-                for ability in sorted(set(self.ability_of) - {""})
-            },
+            "by_conversation": self._grouped(self.conversation_of),
+            "by_ability": self._grouped(self.ability_of, order=True),
             "evidence_by_length": evidence_by_length(self.evidence_found),
             "adversarial": aggregate(self.adversarial),
             "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
@@ -220,6 +206,19 @@ class RunResult:
                 level: round(statistics.mean(values), 1) for level, values in self.tokens.items()
             }
         return result
+
+    def _grouped(self, labels: Sequence[str], order: bool = False) -> dict[str, dict[str, float]]:
+        """The scores aggregated per label (``labels`` runs beside ``scores``), in the order
+        the labels first appear, or sorted (``order``); questions without a label ("") are
+        left out."""
+        distinct = sorted(set(labels)) if order else list(dict.fromkeys(labels))
+        return {
+            label: aggregate(
+                [score for score, of in zip(self.scores, labels, strict=True) if of == label]
+            )
+            for label in distinct
+            if label
+        }
 
     def against(self, baseline: RunResult) -> dict[str, Any]:
         """Paired differences from ``baseline`` (asked the same questions) with intervals."""

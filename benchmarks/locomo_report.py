@@ -44,21 +44,32 @@ def category_table(results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def conversation_table(results: Sequence[dict[str, Any]]) -> str:
-    """frac@10 / nDCG@10 of each system on each conversation (categories 1–4): the spread
-    shows how far one unseen conversation may land from the pooled figure."""
-    scored = [result for result in results if "by_conversation" in result]
+def breakdown_table(results: Sequence[dict[str, Any]], key: str) -> str:
+    """frac@10 / nDCG@10 of each system on each group of its summary's ``key`` (the groups of
+    the first system that has them, in its order); empty when no system has any."""
+    scored = [result for result in results if result.get(key)]
     if not scored:
         return ""
-    samples = list(scored[0]["by_conversation"])
-    lines = ["| system | " + " | ".join(samples) + " |", "|---|" + "---|" * len(samples)]
+    groups = list(scored[0][key])
+    lines = ["| system | " + " | ".join(groups) + " |", "|---|" + "---|" * len(groups)]
     for result in scored:
-        cells = [result["by_conversation"].get(sample, {"questions": 0}) for sample in samples]
+        cells = [result[key].get(group, {"questions": 0}) for group in groups]
         figures = " | ".join(
             f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
         )
         lines.append(f"| {result['name']} | {figures} |")
     return "\n".join(lines)
+
+
+def conversation_table(results: Sequence[dict[str, Any]]) -> str:
+    """By conversation (categories 1–4): the spread shows how far one unseen conversation
+    may land from the pooled figure."""
+    return breakdown_table(results, "by_conversation")
+
+
+def ability_table(results: Sequence[dict[str, Any]]) -> str:
+    """By BEAM ability (empty for data without abilities)."""
+    return breakdown_table(results, "by_ability")
 
 
 def comparison_table(results: Sequence[dict[str, Any]]) -> str:
@@ -87,22 +98,6 @@ def comparison_table(results: Sequence[dict[str, Any]]) -> str:
             low, high = figure["interval"]
             cells.append(f"{figure['difference']:+.1f} ({low:+.1f} to {high:+.1f})")
         lines.append(f"| {result['name']} − {name} | {' | '.join(cells)} |")
-    return "\n".join(lines)
-
-
-def ability_table(results: Sequence[dict[str, Any]]) -> str:
-    """frac@10 / nDCG@10 of each system by BEAM ability (empty for data without abilities)."""
-    scored = [result for result in results if result.get("by_ability")]
-    if not scored:
-        return ""
-    abilities = list(scored[0]["by_ability"])
-    lines = ["| system | " + " | ".join(abilities) + " |", "|---|" + "---|" * len(abilities)]
-    for result in scored:
-        cells = [result["by_ability"].get(ability, {"questions": 0}) for ability in abilities]
-        figures = " | ".join(
-            f"{cell['frac@10']} / {cell['ndcg@10']}" if cell["questions"] else "–" for cell in cells
-        )
-        lines.append(f"| {result['name']} | {figures} |")
     return "\n".join(lines)
 
 
