@@ -107,12 +107,16 @@ def ingest(
     pipeline: CapturePipeline,
     fallback: CapturePipeline | None = None,
     progress: Callable[[int], None] = lambda _: None,
+    counted: Callable[[int], None] = lambda _: None,
 ) -> IngestReport:
     """Put every turn of ``transcripts`` through ``pipeline`` (``fallback`` — the no-LLM
-    rules — takes a turn the LLM fails on); ``progress`` is told of each turn done."""
+    rules — takes a turn the LLM fails on); ``counted`` is told how many turns there are
+    before the first is processed, ``progress`` of each turn done."""
     report = IngestReport(sessions=len(transcripts))
-    for transcript in transcripts:
-        for record in turns_of(transcript, settings):
+    sessions = [(transcript, turns_of(transcript, settings)) for transcript in transcripts]
+    counted(sum(len(turns) for _, turns in sessions))
+    for transcript, turns in sessions:
+        for record in turns:
             report.turns += 1
             try:
                 outcomes = pipeline.process(record)

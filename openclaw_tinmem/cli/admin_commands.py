@@ -161,7 +161,7 @@ def import_command(
     with friendly_errors():
         lines = read_import_source(source, source_format)
         total = sum(1 for line in lines if line.strip())
-        with progress_bar("Importing", total) as bar:
+        with progress_bar("Importing") as bar:
             task = bar.add_task("import", total=total)
             report = maintenance.import_memories(
                 state.service,
@@ -215,7 +215,7 @@ def reembed(state: CliState, yes: bool) -> None:
                 abort=True,
             )
         service = MemoryService(settings, store, embedder)
-        with progress_bar("Re-embedding", store.count()) as bar:
+        with progress_bar("Re-embedding") as bar:
             task = bar.add_task("reembed", total=store.count())
             count = maintenance.reembed(service, progress=lambda n: bar.advance(task, n))
         service.close()
@@ -343,12 +343,12 @@ def ingest(
             sys.exit(EXIT_INVALID)
         settings = state.settings
         pipeline, fallback = backfill.pipelines(state.service, settings)
-        total = sum(len(backfill.turns_of(item, settings)) for item in reading.transcripts)
-        with progress_bar("Ingesting", total) as bar:
-            task = bar.add_task("ingest", total=total)
+        with progress_bar("Ingesting") as bar:
+            task = bar.add_task("ingest", total=None)  # the turns are counted as they are cut
             report = backfill.ingest(
                 reading.transcripts, settings, pipeline, fallback,
                 progress=lambda n: bar.advance(task, n),
+                counted=lambda total: bar.update(task, total=total),
             )  # fmt: skip
     summary = {"files": reading.files, **report.to_dict(), "invalid": problems}
     if as_json:

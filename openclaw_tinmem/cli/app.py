@@ -151,7 +151,8 @@ class FriendlyGroup(click.Group):
             return super().invoke(ctx)
 
 
-def progress_bar(description: str, total: int) -> Progress:
+def progress_bar(description: str) -> Progress:
+    """A bar for long work, its total given on its task."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

@@ -57,8 +57,16 @@ def test_an_openclaw_transcript_is_captured_with_its_times_speakers_and_messages
     assert [m.role for m in transcript.messages] == ["user", "assistant", "tool"]
     assert "likes aisles" not in transcript.messages[1].content  # thinking is not said
 
-    report = ingest(reading.transcripts, settings, *pipelines(service, settings))
+    told: list[tuple[str, int]] = []
+    report = ingest(
+        reading.transcripts,
+        settings,
+        *pipelines(service, settings),
+        progress=lambda done: told.append(("done", done)),
+        counted=lambda total: told.append(("total", total)),
+    )
     assert (report.sessions, report.turns) == (1, 1) and report.created >= 2
+    assert told == [("total", 1), ("done", 1)]  # the bar's total comes before any progress
     memories = service.store.list_memories(scopes=["agent:travel"])
     (episode,) = [m for m in memories if EPISODE_TAG in m.tags]
     assert episode.created_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
