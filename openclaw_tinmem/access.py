@@ -116,14 +116,6 @@ class Access:
         write = rule.write if rule is not None else settings.write_scopes
         return cls(identity, _expand(read, identity), _expand(write, identity))
 
-    @property
-    def own_agent_scope(self) -> str | None:
-        return scope_for("agent", self.identity.agent_id)
-
-    @property
-    def own_user_scope(self) -> str | None:
-        return scope_for("user", self.identity.user_id)
-
     def can_read(self, scope: str) -> bool:
         return any(fnmatch.fnmatchcase(scope, pattern) for pattern in self.read)
 
@@ -135,11 +127,6 @@ class Access:
         if "*" in self.read:
             return None
         return [pattern for pattern in self.read if not _is_pattern(pattern)]
-
-    def writable_scopes(self) -> list[str] | None:
-        if "*" in self.write:
-            return None
-        return [pattern for pattern in self.write if not _is_pattern(pattern)]
 
     def scopes_to_read(
         self, scopes: Sequence[str] | None, *, field: str = "scope"

@@ -88,7 +88,6 @@ def validate_memory_id(memory_id: str, *, field: str = "id") -> str:
     return candidate
 
 
-MIN_ID_PREFIX = 8
 _ID_PREFIX_PATTERN = re.compile(r"^[0-9a-f][0-9a-f\-]{7,35}$")
 
 

@@ -32,7 +32,6 @@ from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox, unavailable_to
 logger = logging.getLogger("openclaw_tinmem")
 
 SERVER_NAME = "openclaw-tinmem"
-DEFAULT_HTTP_PORT = 8765
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 IDENTITY_STATE_KEY = "tinmem_identity"
 Scope = MutableMapping[str, Any]

@@ -9,6 +9,7 @@ agent is given), so the same rights, redaction and history apply as for the tool
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 from collections import Counter
 from datetime import UTC, datetime
@@ -17,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.categories import Category
-from openclaw_tinmem.errors import NotFoundError, TinmemError
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, TinmemError
 from openclaw_tinmem.models import Memory
 from openclaw_tinmem.write.restoring import history, restore
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.datastructures import QueryParams
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -30,6 +32,57 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 50
 STATUS = {"invalid_argument": 400, "not_found": 404, "access_denied": 403}
+
+
+def categories_parameter(query: QueryParams) -> list[Category]:
+    """The ``category`` parameters as categories; a 400 naming the parameter otherwise."""
+    names = [name for name in query.getlist("category") if name]
+    allowed = {category.value for category in Category}
+    if unknown := [name for name in names if name not in allowed]:
+        raise InvalidArgumentError(
+            f"unknown category {unknown[0]!r}: use one of {', '.join(sorted(allowed))}",
+            field="category",
+        )
+    return [Category(name) for name in names]
+
+
+def offset_parameter(query: QueryParams) -> int:
+    """The ``offset`` parameter, a whole number from 0 (0 when absent)."""
+    given = query.get("offset") or "0"
+    if not given.isdigit():
+        raise InvalidArgumentError(
+            f"offset must be a whole number from 0, not {given!r}", field="offset"
+        )
+    return int(given)
+
+
+def before_parameter(query: QueryParams) -> datetime | None:
+    """The ``before`` parameter as a UTC time (an ISO 8601 date or time), or None."""
+    given = query.get("before")
+    if not given:
+        return None
+    try:
+        moment = datetime.fromisoformat(given)
+    except ValueError:
+        raise InvalidArgumentError(
+            f"before must be an ISO 8601 date or time such as 2026-05-01, not {given!r}",
+            field="before",
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object ({} for an empty body); a 400 for anything else."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise InvalidArgumentError("the request body must be a JSON object", field="body") from None
+    if not isinstance(body, dict):
+        raise InvalidArgumentError("the request body must be a JSON object", field="body")
+    return body
 
 
 def summary(memory: Memory) -> dict[str, Any]:
@@ -72,16 +125,14 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
 
     async def memories(request: Request) -> Any:
         query = request.query_params
-        categories = [Category(c) for c in query.getlist("category") if c]
+        categories = categories_parameter(query)
         scopes = [s for s in query.getlist("scope") if s] or None
-        before = query.get("before")
         tags = [t for t in query.getlist("tag") if t]
         text = (query.get("q") or "").strip()
         if not text:
-            cutoff = datetime.fromisoformat(before).replace(tzinfo=UTC) if before else None
             total, page_items = service.page(
-                scopes=scopes, categories=categories or None, before=cutoff, tags=tags,
-                offset=int(query.get("offset") or 0), limit=PAGE_SIZE, identity=identity,
+                scopes=scopes, categories=categories or None, before=before_parameter(query),
+                tags=tags, offset=offset_parameter(query), limit=PAGE_SIZE, identity=identity,
             )  # fmt: skip
             return {"total": total, "memories": [summary(m) for m in page_items]}
         hits = service.recall(text, scopes=scopes, categories=categories or None,
@@ -99,7 +150,7 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         return {"memory": memory, "history": events}
 
     async def edit(request: Request) -> Any:
-        fields = await request.json()
+        fields = await json_body(request)
         allowed_fields = {"content", "summary", "headline", "importance", "tags"}
         changes = {key: value for key, value in fields.items() if key in allowed_fields}
         updated = service.update(request.path_params["memory_id"], identity=identity, **changes)
@@ -110,7 +161,7 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         return {"deleted": [memory.id for memory in outcome.deleted]}
 
     async def bring_back(request: Request) -> Any:
-        body = await request.json() if await request.body() else {}
+        body = await json_body(request)
         memory = restore(service, request.path_params["memory_id"],
                          to_event=body.get("to"), identity=identity)  # fmt: skip
         return {"memory": memory.public_dict()}
