@@ -2,18 +2,27 @@
 
 import subprocess
 import sys
+from types import ModuleType
 
 import openclaw_tinmem
 
 
 def test_exported_members_are_all_of_the_public_names() -> None:
-    """httpx's test_exported_members: ``__all__`` is exactly what the package offers."""
-    public = [name for name in dir(openclaw_tinmem) if not name.startswith("_")]
-    assert public == sorted(name for name in openclaw_tinmem.__all__ if not name.startswith("_"))
-    for name in openclaw_tinmem.__all__:
-        value = getattr(openclaw_tinmem, name)
-        if name != "__version__":
-            assert getattr(value, "__module__", "").startswith("openclaw_tinmem."), name
+    """httpx's test_exported_members, on the package's real namespace: once every name of
+    ``__all__`` is resolved, the project's objects the package holds are exactly those names
+    (``dir()`` is no check: the package's ``__dir__`` answers from ``__all__``)."""
+    exported = [name for name in openclaw_tinmem.__all__ if name != "__version__"]
+    for name in exported:
+        getattr(openclaw_tinmem, name)
+    held = {
+        name
+        for name, value in vars(openclaw_tinmem).items()
+        if not name.startswith("_")
+        and not isinstance(value, ModuleType)  # subpackages become attributes once imported
+        and getattr(value, "__module__", "").startswith("openclaw_tinmem.")
+    }
+    assert held == set(exported) == set(openclaw_tinmem._EXPORTS)
+    assert dir(openclaw_tinmem) == sorted(openclaw_tinmem.__all__)
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
