@@ -201,7 +201,13 @@ def test_malformed_events_never_raise_into_the_host(
     plugin_settings: Settings, make_plugin, hook: str, event: object
 ) -> None:  # type: ignore[no-untyped-def]
     plugin = make_plugin(plugin_settings)
-    getattr(plugin, hook)(event=event, ctx=HookContext())
+    assert getattr(plugin, hook)(event=event, ctx=HookContext()) is None
+    # the plugin still serves a well-formed turn after it
+    plugin.service.remember("User prefers green tea", Category.PREFERENCES)
+    answer = plugin.before_prompt_build(
+        event=PromptBuildEvent("which tea do I like?"), ctx=HookContext()
+    )
+    assert answer is not None and "green tea" in answer.prepend_context
 
 
 def test_slow_recall_is_time_boxed(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]

@@ -88,4 +88,7 @@ def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
 ) -> None:
     service = judged_service
     service.embedder = service.writer.embedder = FailsOnMultiline(embedder)
-    merge_by_the_judge(service, fake_llm, "User prefers dark mode in editors and terminals.")
+    written = "User prefers dark mode in editors and terminals."
+    first = merge_by_the_judge(service, fake_llm, written)
+    expected = embedder.embed_documents([written])[0]
+    assert float(stored_vector(service, first.id) @ expected) > 0.999
