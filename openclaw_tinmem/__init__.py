@@ -22,9 +22,9 @@ if TYPE_CHECKING:
         StoreError,
         TinmemError,
     )
+    from openclaw_tinmem.events import ToolResult
     from openclaw_tinmem.models import Category, Draft, Hit, Level, Memory, MergePolicy
     from openclaw_tinmem.service import MemoryService
-    from openclaw_tinmem.tools.definitions import ToolResult
     from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 _EXPORTS = {
@@ -45,7 +45,7 @@ _EXPORTS = {
     "Settings": "openclaw_tinmem.config",
     "StoreError": "openclaw_tinmem.errors",
     "TinmemError": "openclaw_tinmem.errors",
-    "ToolResult": "openclaw_tinmem.tools.definitions",
+    "ToolResult": "openclaw_tinmem.events",
     "Toolbox": "openclaw_tinmem.tools.toolbox",
     "build_toolbox": "openclaw_tinmem.tools.toolbox",
     "load_settings": "openclaw_tinmem.config",

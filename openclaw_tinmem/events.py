@@ -8,12 +8,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from openclaw_tinmem.text import well_formed
-
-if TYPE_CHECKING:
-    from openclaw_tinmem.tools.definitions import ToolResult
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -174,6 +171,18 @@ class SessionEvent:
     session_id: str
     messages: tuple[Message, ...] = ()
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A JSON object for machines and a short text for people (and models)."""
+
+    data: Any  # a JSON object; memory_tree returns the spec's JSON array
+    text: str
+
+    @property
+    def is_error(self) -> bool:
+        return isinstance(self.data, dict) and "error" in self.data
 
 
 @dataclass(frozen=True)

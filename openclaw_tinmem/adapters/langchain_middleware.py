@@ -26,13 +26,25 @@ raises into the agent: a failure is "no memory this turn".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain_core.messages import BaseMessage
+from langchain_core.tools import StructuredTool
 from langgraph.runtime import Runtime
 
-from openclaw_tinmem.adapters.langgraph import LangGraphMemory
+
+class GraphMemory(Protocol):
+    """What the middleware needs of ``LangGraphMemory`` (which builds it, so it is not
+    imported here)."""
+
+    def with_recall(self, messages: Sequence[Any]) -> list[Any]: ...
+
+    def capture(self, messages: Sequence[BaseMessage]) -> None: ...
+
+    def tools(self) -> list[StructuredTool]: ...
+
 
 Handler = Callable[[ModelRequest[Any]], ModelResponse[Any]]
 AsyncHandler = Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]]
@@ -41,7 +53,7 @@ AsyncHandler = Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]]
 class TinmemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """Recall before each model call, capture after the agent answers, and the tinmem tools."""
 
-    def __init__(self, memory: LangGraphMemory) -> None:
+    def __init__(self, memory: GraphMemory) -> None:
         super().__init__()
         self.memory = memory
         self.tools = memory.tools()

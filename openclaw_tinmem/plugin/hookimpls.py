@@ -41,6 +41,7 @@ from openclaw_tinmem.events import (
     PromptContext,
     SessionEvent,
     ToolRegistration,
+    ToolResult,
 )  # fmt: skip
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
@@ -50,7 +51,7 @@ from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_together
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.tools.definitions import ToolResult, tool_definitions
+from openclaw_tinmem.tools.definitions import tool_definitions
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 logger = logging.getLogger("openclaw_tinmem")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.tools.arguments import (
     ForgetArguments,
     HistoryArguments,
@@ -29,18 +30,6 @@ if TYPE_CHECKING:
 
 ToolSets = Literal["tinmem", "workspace", "both"]
 ToolSet = Literal["tinmem", "workspace", "history"]
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """A JSON object for machines and a short text for people (and models)."""
-
-    data: Any  # a JSON object; memory_tree returns the spec's JSON array
-    text: str
-
-    @property
-    def is_error(self) -> bool:
-        return isinstance(self.data, dict) and "error" in self.data
 
 
 Handler = Callable[[Any, "Identity"], ToolResult]  # (validated arguments, caller)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Action, Level, Source, WriteOutcome
 from openclaw_tinmem.redaction import REDACTED, count_redactions
 from openclaw_tinmem.tools.arguments import (
@@ -18,7 +19,6 @@ from openclaw_tinmem.tools.definitions import (
     TINMEM_TOOLS,
     Handler,
     ToolDefinition,
-    ToolResult,
 )
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.tools.arguments import parse_arguments
 from openclaw_tinmem.tools.definitions import (
     Handler,
     ToolDefinition,
-    ToolResult,
     enabled_sets,
     tool_definitions,
 )

@@ -7,6 +7,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.tools.arguments import (
@@ -15,7 +16,7 @@ from openclaw_tinmem.tools.arguments import (
     TreeArguments,
     WriteArguments,
 )
-from openclaw_tinmem.tools.definitions import WORKSPACE_TOOLS, Handler, ToolDefinition, ToolResult
+from openclaw_tinmem.tools.definitions import WORKSPACE_TOOLS, Handler, ToolDefinition
 from openclaw_tinmem.tools.rate_limit import RateLimiter
 from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
 from openclaw_tinmem.workspace.store import WorkspaceStore, rfc3339, word_count
