@@ -32,7 +32,8 @@ from typing import Any
 from rich.progress import Progress
 
 from benchmarks.common import save_results
-from benchmarks.locomo import Conversation, ingest, load
+from benchmarks.locomo import ingest
+from benchmarks.locomo_data import Conversation, load
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category, Hit
 from openclaw_tinmem.recall.scoring import is_related

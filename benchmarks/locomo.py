@@ -16,20 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
 
+from benchmarks.locomo_data import Conversation, Retriever, load, preceding
 from benchmarks.locomo_peers import bm25_peer, mem0_peer
 from benchmarks.locomo_report import (
-    CATEGORY_NAMES,
     ability_table,
     category_table,
     comparison_table,
@@ -37,109 +34,14 @@ from benchmarks.locomo_report import (
     length_table,
     markdown_table,
 )
-from benchmarks.metrics import (
-    QuestionScore,
-    aggregate,
-    compare,
-    fraction_at,
-    interval,
-    parse_evidence,
-    score_question,
-)
-from openclaw_tinmem.capture.transcripts import LOCOMO_DATE_FORMAT
+from benchmarks.locomo_results import RunResult, add_comparisons
+from benchmarks.metrics import fraction_at, score_question
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Level
 from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.service import MemoryService, open_store
-
-UNDATED_START = datetime(2000, 1, 1)
-
-
-@dataclass(frozen=True)
-class Turn:
-    dia_id: str
-    session: int
-    speaker: str
-    text: str
-    date: str
-
-    def memory_text(self) -> str:
-        return f"{self.speaker} ({self.date}): {self.text}"
-
-    def created_at(self) -> str:
-        """When the turn was said, as the memory's creation time: its session's date and time
-        (LoCoMo's "1:56 pm on 8 May, 2023"), or, when that does not parse, a day per session
-        from a fixed start, so that sessions stay apart and in order."""
-        try:
-            when = datetime.strptime(self.date, LOCOMO_DATE_FORMAT)
-        except ValueError:
-            when = UNDATED_START + timedelta(days=self.session)
-        return when.replace(tzinfo=UTC).isoformat()
-
-
-@dataclass(frozen=True)
-class Question:
-    text: str
-    evidence: list[str]
-    category: int
-    ability: str = ""  # BEAM's question ability, when the data names one
-
-
-@dataclass
-class Conversation:
-    sample_id: str
-    turns: list[Turn] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)
-    malformed_evidence: int = 0
-
-    @property
-    def scope(self) -> str:
-        return f"custom:locomo-{self.sample_id}"
-
-
-def load(path: Path) -> list[Conversation]:
-    conversations = []
-    for sample in json.loads(path.read_text()):
-        conversation = Conversation(str(sample["sample_id"]))
-        data = sample["conversation"]
-        sessions = sorted(
-            int(key.split("_")[1])
-            for key in data
-            if key.startswith("session_") and key.count("_") == 1
-        )
-        for number in sessions:
-            date = str(data.get(f"session_{number}_date_time", ""))
-            for turn in data[f"session_{number}"]:
-                text = str(turn.get("text", ""))
-                if turn.get("blip_caption"):
-                    text += f" [shares a photo: {turn['blip_caption']}]"
-                conversation.turns.append(
-                    Turn(str(turn["dia_id"]), number, str(turn["speaker"]), text, date)
-                )
-        for qa in sample.get("qa", []):
-            evidence, malformed = parse_evidence(qa.get("evidence", []))
-            conversation.malformed_evidence += malformed
-            if evidence:
-                conversation.questions.append(
-                    Question(
-                        str(qa["question"]),
-                        evidence,
-                        int(qa["category"]),
-                        str(qa.get("ability", "")),
-                    )
-                )
-        conversations.append(conversation)
-    return conversations
-
-
-def preceding(conversation: Conversation, index: int) -> str:
-    """The turn before this one in the same session: the context a captured turn carries."""
-    turn = conversation.turns[index]
-    if index == 0 or conversation.turns[index - 1].session != turn.session:
-        return ""
-    return conversation.turns[index - 1].memory_text()
 
 
 def ingest(
@@ -157,95 +59,6 @@ def ingest(
         ]  # fmt: skip
         import_memories(service, lines)
     return time.perf_counter() - started
-
-
-Retriever = Callable[[Conversation, str], list[str]]
-
-
-@dataclass
-class RunResult:
-    name: str
-    scores: list[QuestionScore] = field(default_factory=list)
-    conversation_of: list[str] = field(default_factory=list)  # beside scores, one per question
-    adversarial: list[QuestionScore] = field(default_factory=list)
-    latencies_ms: list[float] = field(default_factory=list)
-    tokens: dict[str, list[int]] = field(default_factory=dict)
-    ability_of: list[str] = field(default_factory=list)  # beside scores
-    deep: list[float] = field(default_factory=list)  # frac@k of a run deeper than 10
-    # each evidence turn of a category 1-4 question: (its length in words, found in the top 10)
-    evidence_found: list[tuple[int, bool]] = field(default_factory=list)
-
-    def summary(self) -> dict[str, Any]:
-        latencies = sorted(self.latencies_ms)
-        result: dict[str, Any] = {
-            "name": self.name,
-            "overall": aggregate(self.scores),
-            "intervals": {
-                metric: list(interval([score.values[metric] for score in self.scores]))
-                for metric in ("frac@10", "ndcg@10")
-            }
-            if self.scores
-            else {},
-            "by_category": {
-                CATEGORY_NAMES[c]: aggregate([s for s in self.scores if s.category == c])
-                for c in (1, 2, 3, 4)
-            },
-            "by_conversation": self._grouped(self.conversation_of),
-            "by_ability": self._grouped(self.ability_of, order=True),
-            "evidence_by_length": evidence_by_length(self.evidence_found),
-            "adversarial": aggregate(self.adversarial),
-            "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
-            "latency_p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1)
-            if latencies
-            else None,
-        }
-        if self.deep:
-            result["frac_at_depth"] = round(100 * statistics.mean(self.deep), 1)
-        if self.tokens:
-            result["tokens_per_query"] = {
-                level: round(statistics.mean(values), 1) for level, values in self.tokens.items()
-            }
-        return result
-
-    def _grouped(self, labels: Sequence[str], order: bool = False) -> dict[str, dict[str, float]]:
-        """The scores aggregated per label (``labels`` runs beside ``scores``), in the order
-        the labels first appear, or sorted (``order``); questions without a label ("") are
-        left out."""
-        distinct = sorted(set(labels)) if order else list(dict.fromkeys(labels))
-        return {
-            label: aggregate(
-                [score for score, of in zip(self.scores, labels, strict=True) if of == label]
-            )
-            for label in distinct
-            if label
-        }
-
-    def against(self, baseline: RunResult) -> dict[str, Any]:
-        """Paired differences from ``baseline`` (asked the same questions) with intervals."""
-        return {
-            "baseline": baseline.name,
-            **{
-                metric: compare(self.scores, baseline.scores, metric)
-                for metric in ("frac@10", "ndcg@10")
-            },
-        }
-
-
-LENGTH_BUCKETS = ((0, 50), (51, 150), (151, 400), (401, 10**9))
-
-
-def evidence_by_length(found: Sequence[tuple[int, bool]]) -> dict[str, dict[str, float]]:
-    """Share of evidence turns found in the top 10, by the turn's length in words: where a
-    long turn's detail is lost, it shows here."""
-    table: dict[str, dict[str, float]] = {}
-    for low, high in LENGTH_BUCKETS:
-        hits = [hit for words, hit in found if low <= words <= high]
-        label = f"{low}-{high}" if high < 10**9 else f">{low - 1}"
-        table[label] = {
-            "turns": len(hits),
-            "found@10": round(100 * sum(hits) / len(hits), 1) if hits else 0.0,
-        }
-    return table
 
 
 def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriever,
@@ -314,17 +127,6 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "fused candidates (200)": NO_RERANKING,
 }
 RETRIEVAL_LIMITS = {"fused candidates (200)": 200}  # the others return the usual top 10
-
-
-def add_comparisons(results: list[dict[str, Any]], runs: Sequence[RunResult]) -> None:
-    """Set each summary's paired difference from the default (or the first run without it)."""
-    if len(runs) < 2:
-        return
-    baseline = next((run for run in runs if run.name == "default"), runs[0])
-    by_name = {result["name"]: result for result in results}
-    for run in runs:
-        if run is not baseline:
-            by_name[run.name]["against"] = run.against(baseline)
 
 
 def main() -> None:

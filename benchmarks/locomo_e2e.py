@@ -40,7 +40,8 @@ from rich.progress import Progress
 
 from benchmarks.common import save_results
 from benchmarks.e2e_sweep import assistant_probe, floor_sweep, sweep_summary
-from benchmarks.locomo import CATEGORY_NAMES, Conversation, Turn, load
+from benchmarks.locomo_data import Conversation, Turn, load
+from benchmarks.locomo_report import CATEGORY_NAMES
 from openclaw_tinmem.capture.transcripts import LOCOMO_SECONDS_BETWEEN
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message, PromptBuildEvent, ToolRegistration

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 
 if TYPE_CHECKING:
-    from benchmarks.locomo import Conversation, Retriever
+    from benchmarks.locomo_data import Conversation, Retriever
 
 
 def bm25_peer(conversations: Sequence[Conversation]) -> Retriever:

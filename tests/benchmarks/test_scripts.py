@@ -9,21 +9,15 @@ from pathlib import Path
 from rich.progress import Progress
 
 from benchmarks.injection_gate import Recalled, assistant_summary, locomo_summary
-from benchmarks.locomo import (
-    Conversation,
-    Question,
-    RunResult,
-    Turn,
-    add_comparisons,
+from benchmarks.locomo import evaluate, ingest, tinmem_retriever
+from benchmarks.locomo_data import Conversation, Question, Turn, preceding
+from benchmarks.locomo_report import (
     category_table,
     comparison_table,
     conversation_table,
-    evaluate,
-    ingest,
     markdown_table,
-    preceding,
-    tinmem_retriever,
 )
+from benchmarks.locomo_results import RunResult, add_comparisons
 from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
 from benchmarks.store_upkeep import measure_recall, measure_writes
