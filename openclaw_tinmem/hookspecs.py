@@ -1,4 +1,7 @@
-"""The hook specifications, at the import path documented before they moved to ``plugin/``."""
+"""The hook specifications at their old import path, from before they moved to ``plugin/``:
+deprecated, import ``openclaw_tinmem.plugin.hookspecs`` (this still works, with a warning)."""
+
+import warnings
 
 from openclaw_tinmem.plugin.hookspecs import (
     ENTRY_POINT_GROUP,
@@ -14,6 +17,12 @@ from openclaw_tinmem.plugin.hookspecs import (
     register_tools,
     session_end,
     session_start,
+)
+
+warnings.warn(
+    "openclaw_tinmem.hookspecs is deprecated: import openclaw_tinmem.plugin.hookspecs",
+    DeprecationWarning,
+    stacklevel=2,
 )
 
 __all__ = [

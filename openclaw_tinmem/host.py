@@ -1,4 +1,7 @@
-"""The reference hosts, at the import path documented before they moved to ``plugin/``."""
+"""The reference hosts at their old import path, from before they moved to ``plugin/``:
+deprecated, import ``openclaw_tinmem.plugin.host`` (this still works, with a warning)."""
+
+import warnings
 
 from openclaw_tinmem.plugin.host import (
     AsyncHost,
@@ -9,6 +12,12 @@ from openclaw_tinmem.plugin.host import (
     build_prompt,
     join_contexts,
     load_plugins,
+)
+
+warnings.warn(
+    "openclaw_tinmem.host is deprecated: import openclaw_tinmem.plugin.host",
+    DeprecationWarning,
+    stacklevel=2,
 )
 
 __all__ = [

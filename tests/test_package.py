@@ -4,6 +4,8 @@ import subprocess
 import sys
 from types import ModuleType
 
+import pytest
+
 import openclaw_tinmem
 
 
@@ -52,19 +54,22 @@ def test_importing_the_package_and_the_cli_loads_no_heavy_library() -> None:
     for code in (
         "import openclaw_tinmem",
         "import openclaw_tinmem.cli",
-        "import openclaw_tinmem.plugin, openclaw_tinmem.hookspecs",
+        "import openclaw_tinmem.plugin, openclaw_tinmem.plugin.hookspecs",
     ):
         loaded = _loaded_after(code)
         assert not heavy & loaded, (code, heavy & loaded)
 
 
-def test_old_import_paths_still_work() -> None:
-    from openclaw_tinmem.events import HookContext
-    from openclaw_tinmem.hookspecs import make_plugin_manager
-    from openclaw_tinmem.host import AsyncHost, Host, load_plugins
+def test_old_import_paths_still_work_and_say_where_the_api_lives() -> None:
     from openclaw_tinmem.plugin import TinmemPlugin, plugin
-    from openclaw_tinmem.plugin.host import Host as MovedHost
+    from openclaw_tinmem.plugin.hookspecs import make_plugin_manager
+    from openclaw_tinmem.plugin.host import Host
 
-    assert Host is MovedHost and isinstance(plugin, TinmemPlugin)
-    assert callable(make_plugin_manager) and callable(load_plugins)
-    assert AsyncHost and HookContext
+    sys.modules.pop("openclaw_tinmem.host", None)
+    sys.modules.pop("openclaw_tinmem.hookspecs", None)
+    with pytest.warns(DeprecationWarning, match="openclaw_tinmem.plugin.host"):
+        from openclaw_tinmem.host import Host as OldHost
+    with pytest.warns(DeprecationWarning, match="openclaw_tinmem.plugin.hookspecs"):
+        from openclaw_tinmem.hookspecs import make_plugin_manager as old_manager
+    assert OldHost is Host and old_manager is make_plugin_manager
+    assert isinstance(plugin, TinmemPlugin)

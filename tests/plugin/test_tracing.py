@@ -48,7 +48,7 @@ def test_the_variable_switches_tracing_on_for_every_plugin_manager() -> None:
     assert tracing_requested({"TINMEM_TRACE": "1"})
     assert not tracing_requested({"TINMEM_TRACE": "0"}) and not tracing_requested({})
     script = (
-        "from openclaw_tinmem.host import load_plugins\n"
+        "from openclaw_tinmem.plugin.host import load_plugins\n"
         "from openclaw_tinmem.plugin.hookspecs import hookimpl\n"
         "class P:\n"
         "    @hookimpl\n"
