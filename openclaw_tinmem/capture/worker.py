@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 import uuid
 from collections import deque
@@ -35,6 +34,7 @@ from openclaw_tinmem.capture.trust import mark_turn
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
+from openclaw_tinmem.process.priority import yield_to_the_host
 
 if TYPE_CHECKING:
     from openclaw_tinmem.service import MemoryService
@@ -272,7 +272,7 @@ class CaptureWorker:
                 logger.error("turn %s could not be journalled and is lost", record.id)
 
     def _loop(self) -> None:
-        _yield_to_the_host()
+        yield_to_the_host()
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -368,20 +368,3 @@ class CaptureWorker:
             self.reports.append(CaptureReport(record.id, outcomes))
         self.journal.complete(record.id)
         return 1
-
-
-# How much lower than the host's threads the capture worker runs (Linux thread niceness).
-WORKER_NICENESS = 10
-
-
-def _yield_to_the_host() -> None:
-    """Lower the calling thread's scheduling priority, so that on a busy machine the agent's
-    own threads run first and capture takes the time that is left. Linux only (elsewhere a
-    no-op); the niceness applies to this thread, not to the process."""
-    try:
-        thread = threading.get_native_id()
-        os.setpriority(
-            os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + WORKER_NICENESS
-        )
-    except (AttributeError, OSError):  # not Linux, or not permitted
-        pass

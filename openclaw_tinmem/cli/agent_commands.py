@@ -43,8 +43,8 @@ def bridge(state: CliState) -> None:
     Each request is a line {"id", "method", "params"}; methods: hook, tools, call_tool,
     ping. Logs go to stderr. End of input flushes captures and exits.
     """
-    from openclaw_tinmem.allocator import limit_arenas
     from openclaw_tinmem.plugin.bridge import run
+    from openclaw_tinmem.process.allocator import limit_arenas
 
     limit_arenas()  # a process that runs as long as the gateway does
     with friendly_errors():
@@ -87,7 +87,7 @@ def mcp(
     if context.invoked_subcommand is not None:
         return
     from openclaw_tinmem.access import DEFAULT_AGENT_ID, Identity
-    from openclaw_tinmem.allocator import limit_arenas
+    from openclaw_tinmem.process.allocator import limit_arenas
     from openclaw_tinmem.tools.mcp import run
 
     limit_arenas()  # a server that runs for as long as its client does
@@ -231,7 +231,7 @@ def ui(state: CliState, port: int) -> None:
 
     import uvicorn
 
-    from openclaw_tinmem.allocator import limit_arenas
+    from openclaw_tinmem.process.allocator import limit_arenas
     from openclaw_tinmem.ui.app import build_app
 
     limit_arenas()  # before the store's threads start

@@ -35,12 +35,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.encoders.blas import single_threaded
 from openclaw_tinmem.encoders.dense import Matrix
 from openclaw_tinmem.encoders.provisioning import LATE_INTERACTION
 from openclaw_tinmem.encoders.runtime import SharedModels, model_path, session_options
 from openclaw_tinmem.errors import ModelError
 from openclaw_tinmem.models import Memory
+from openclaw_tinmem.process.blas import single_threaded
 
 logger = logging.getLogger("openclaw_tinmem")
 

@@ -24,7 +24,6 @@ from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.urgency import urgent
 from openclaw_tinmem.capture.worker import (
     SESSION_KIND,
     CapturePipeline,
@@ -46,6 +45,7 @@ from openclaw_tinmem.events import (
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
+from openclaw_tinmem.process.urgency import urgent
 from openclaw_tinmem.recall.exposure import InjectionPolicy
 from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting

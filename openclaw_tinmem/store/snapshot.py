@@ -25,8 +25,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from openclaw_tinmem.encoders.blas import matrix_vector
 from openclaw_tinmem.encoders.dense import Matrix, Vector
+from openclaw_tinmem.process.blas import matrix_vector
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

@@ -227,7 +227,7 @@ def test_the_journalled_window_is_all_that_capture_reads(
 def test_the_capture_worker_runs_at_a_lower_priority_than_the_host(
     plugin_settings: Settings, make_plugin
 ) -> None:  # type: ignore[no-untyped-def]
-    from openclaw_tinmem.capture.worker import WORKER_NICENESS
+    from openclaw_tinmem.process.priority import WORKER_NICENESS
 
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     plugin.worker.start()

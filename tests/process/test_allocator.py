@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-PROGRAM = "from openclaw_tinmem.allocator import limit_arenas; print(limit_arenas())"
+PROGRAM = "from openclaw_tinmem.process.allocator import limit_arenas; print(limit_arenas())"
 
 
 def run_program(environment: dict[str, str]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager
 
-from openclaw_tinmem.overrides import ProcessOverride
+from openclaw_tinmem.process.overrides import ProcessOverride
 
 URGENT_SWITCH_SECONDS = 0.0005
 

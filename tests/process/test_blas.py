@@ -5,7 +5,7 @@ import threading
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from openclaw_tinmem.encoders.blas import matrix_vector, single_threaded
+from openclaw_tinmem.process.blas import matrix_vector, single_threaded
 
 
 def blas_threads() -> list[int]:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from openclaw_tinmem.overrides import ProcessOverride
+from openclaw_tinmem.process.overrides import ProcessOverride
 
 logger = logging.getLogger("openclaw_tinmem")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_tinmem.capture.urgency import URGENT_SWITCH_SECONDS, urgent
 from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
+from openclaw_tinmem.process.urgency import URGENT_SWITCH_SECONDS, urgent
 
 
 @pytest.fixture(autouse=True)
