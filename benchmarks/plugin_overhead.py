@@ -77,7 +77,7 @@ def measure_post_turn(
         )
         record = TurnRecord(
             messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
-            scope="agent:bench", context={"agent_id": "bench"},
+            scope="agent:bench", ctx=HookContext(agent_id="bench"),
         )  # fmt: skip
         calls_before = sum(client.calls for client in clients)
         llm_before = sum(client.seconds for client in clients)

@@ -82,7 +82,7 @@ def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
             TurnRecord(
                 messages=[*context, *messages[start:end]],
                 scope=scope,
-                context=transcript.ctx.to_dict(),
+                ctx=transcript.ctx,
                 id=_turn_id(scope, messages[start:end]),
                 created_at=(_last_time(messages[start:end]) or utc_now()).isoformat(),
                 source=INGEST_SOURCE,

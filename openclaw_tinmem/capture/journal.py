@@ -14,13 +14,13 @@ import json
 import os
 import uuid
 import weakref
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from openclaw_tinmem.directories import private_directory
-from openclaw_tinmem.events import Message
+from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import utc_now
 
 SUFFIX = ".turn.json"
@@ -28,13 +28,19 @@ PRIVATE_FILE = 0o600
 FAILURES_FILE = "failures.jsonl"
 
 
+TurnKind = Literal["turn", "session"]  # a finished turn, or a session's messages to summarise
+
+
 @dataclass
 class TurnRecord:
-    """One finished turn as the worker needs it: the record from ``agent_end`` to the writer."""
+    """One finished turn as the worker needs it: the record from ``agent_end`` to the writer —
+    its messages, the scope it is written to, who and where it came from (``ctx``), what it
+    is (``kind``), when it ended and how its processing went."""
 
     messages: list[Message]
     scope: str
-    context: dict[str, Any]
+    ctx: HookContext = field(default_factory=HookContext)
+    kind: TurnKind = "turn"
     id: str = field(default_factory=lambda: str(uuid.uuid4()))
     created_at: str = field(default_factory=lambda: utc_now().isoformat())
     attempts: int = 0
@@ -50,14 +56,23 @@ class TurnRecord:
         """The record as JSON-ready data (``read_record`` reads it back)."""
         data = asdict(self)
         data["messages"] = [message.to_dict() for message in self.messages]
+        data["context"] = data.pop("ctx")  # the file's name for it
         return data
 
 
+RECORD_FIELDS = frozenset(item.name for item in fields(TurnRecord))
+
+
 def read_record(path: Path) -> TurnRecord:
-    """A journalled turn as it was written."""
+    """A journalled turn as it was written — also by an earlier version, which kept the kind
+    in the context beside keys nothing reads."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    context = data.pop("context", None) or {}
     data["messages"] = [Message.from_dict(message) for message in data["messages"]]
-    return TurnRecord(**data)
+    data["ctx"] = HookContext.from_dict(context)
+    if "kind" not in data:
+        data["kind"] = "session" if context.get("kind") == "session_summary" else "turn"
+    return TurnRecord(**{key: value for key, value in data.items() if key in RECORD_FIELDS})
 
 
 # The write itself synchronises the data where the platform can: one system call fewer. Each

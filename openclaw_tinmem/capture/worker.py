@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("openclaw_tinmem")
 CAPTURE_NAMESPACE = uuid.UUID("0b7f3c2e-5a4d-4c1b-9e8f-7d6a5b4c3d2e")
 WORKER_LOCK_NAME = ".worker.lock"
-SESSION_KIND = "session_summary"
 REPORTS_KEPT = 100
 HELD_TURNS_KEPT = 1000  # turns kept in memory while the journal cannot be written
 
@@ -131,7 +130,7 @@ class CapturePipeline:
         self.filter = capture_filter or CaptureFilter(service.settings)
 
     def process(self, record: TurnRecord) -> list[WriteOutcome]:
-        ctx = HookContext.from_dict(record.context)
+        ctx = record.ctx
         identity = Identity.from_context(ctx, via="capture")
         if not self.service.access(identity).can_write(record.scope):
             logger.warning(
@@ -142,7 +141,7 @@ class CapturePipeline:
             return []
         if not self.filter.is_conversation(ctx):
             return []
-        if record.context.get("kind") == SESSION_KIND:
+        if record.kind == "session":
             messages = clean_messages(record.messages)
             candidates = self.extractor.summarize_session(messages, record.created)
             keys = [message_key(message) for message in messages]

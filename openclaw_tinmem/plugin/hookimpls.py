@@ -25,7 +25,6 @@ from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.worker import (
-    SESSION_KIND,
     CapturePipeline,
     CaptureWorker,
     capture_window,
@@ -245,11 +244,7 @@ class TinmemPlugin:
                 # only what capture reads, and no secret rests in the journal
                 messages=redacted(capture_window(event.messages, settings.context_messages)),
                 scope=self.capture_scope(ctx),
-                context={
-                    **ctx.to_dict(),
-                    "success": event.success,
-                    "duration_ms": event.duration_ms,
-                },
+                ctx=ctx,
                 created_at=event.ended_at.isoformat(),
             )
             try:
@@ -270,7 +265,7 @@ class TinmemPlugin:
             TurnRecord(
                 messages=redacted(event.messages),
                 scope=resolve_scope_setting("agent", Identity.from_context(ctx)),
-                context={**ctx.to_dict(), "degraded": True},
+                ctx=ctx,
                 created_at=event.ended_at.isoformat(),
             )
         )
@@ -320,7 +315,8 @@ class TinmemPlugin:
             self.journal.write(TurnRecord(
                 messages=redacted(recent),
                 scope=self.capture_scope(ctx),
-                context={**ctx.to_dict(), "kind": SESSION_KIND, "reason": event.reason},
+                ctx=ctx,
+                kind="session",
             ))  # fmt: skip
 
     @hookimpl

@@ -30,7 +30,7 @@ def _turn(*, user_id: str = "", ids: tuple[str, str] = ("D1:1", "D1:2")) -> Turn
             ),
         ],
         scope="agent:main",
-        context=HookContext(agent_id="main", session_id="s1", user_id=user_id or None).to_dict(),
+        ctx=HookContext(agent_id="main", session_id="s1", user_id=user_id or None),
     )
 
 
@@ -70,7 +70,7 @@ def test_facts_name_the_episode_and_messages_they_came_from(service: MemoryServi
             Message("assistant", "Noted, Ana.", timestamp=REPLIED, id="m2"),
         ],
         scope="global",
-        context=HookContext(user_id="ana").to_dict(),
+        ctx=HookContext(user_id="ana"),
     )
     outcomes = CapturePipeline(service, RuleExtractor()).process(record)
     memories = [service.get(outcome.memory.id) for outcome in outcomes]
@@ -86,7 +86,6 @@ def test_small_talk_keeps_nothing(service: MemoryService) -> None:
     record = TurnRecord(
         messages=[Message("user", "thanks!"), Message("assistant", "You're welcome!")],
         scope="global",
-        context={},
     )
     assert CapturePipeline(service, RuleExtractor()).process(record) == []
     assert not is_substantive([Message("user", "ok"), Message("assistant", "great")])
@@ -101,10 +100,10 @@ def test_runs_that_are_not_conversations_are_not_captured(service: MemoryService
         HookContext(agent_id="main", session_key="agent:main:subagent:4f1c"),
         HookContext(agent_id="main", session_key="agent:main:main", trigger="heartbeat"),
     ):
-        record = TurnRecord(messages=said, scope="agent:main", context=ctx.to_dict())
+        record = TurnRecord(messages=said, scope="agent:main", ctx=ctx)
         assert pipeline.process(record) == []
     person = HookContext(agent_id="main", session_key="agent:main:telegram:direct:42")
-    record = TurnRecord(messages=said, scope="agent:main", context=person.to_dict())
+    record = TurnRecord(messages=said, scope="agent:main", ctx=person)
     assert pipeline.process(record)
 
 

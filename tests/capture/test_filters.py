@@ -7,7 +7,7 @@ from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter, looks_
 from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.capture.worker import CapturePipeline
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.events import Message
+from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Category, Draft
 from openclaw_tinmem.service import MemoryService
 
@@ -110,7 +110,6 @@ def test_the_pipeline_keeps_injections_out_of_the_store(
             ),
         ],
         scope="global",
-        context={},
     )
     outcomes = pipeline.process(record)
     # the fact is kept; the exchange that holds the injected instruction is not
@@ -126,7 +125,7 @@ def test_a_turn_the_agent_may_not_write_is_not_captured(
     record = TurnRecord(
         messages=[Message("user", "Remember that I am allergic to peanuts.")],
         scope="agent:someone-else",
-        context={"agent_id": "alpha"},
+        ctx=HookContext(agent_id="alpha"),
     )
     assert pipeline.process(record) == [] and service.store.count() == 0
     assert counts.read() == {"skipped_no_write_access": 1}

@@ -54,7 +54,6 @@ def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
             Message("user", "I really prefer aisle seats on trains."),
         ],
         scope="global",
-        context={},
     )
     (outcome,) = facts(CapturePipeline(service, RuleExtractor()).process(record))
     stored = service.get(outcome.memory.id)
@@ -62,7 +61,6 @@ def test_without_an_llm_a_kept_statement_carries_the_message_it_answered(
     alone = TurnRecord(
         messages=[Message("user", "I really prefer window seats on planes.")],
         scope="global",
-        context={},
     )
     (first,) = facts(CapturePipeline(service, RuleExtractor()).process(alone))
     assert service.get(first.memory.id).context == ""
@@ -74,7 +72,6 @@ def test_a_memory_is_dated_by_its_turn_however_late_it_is_captured(
     record = TurnRecord(
         messages=[Message("user", "I really prefer aisle seats on trains.")],
         scope="global",
-        context={},
         created_at="2026-03-02T10:00:00+00:00",  # e.g. replayed from the journal hours later
     )
     (outcome,) = facts(CapturePipeline(service, RuleExtractor()).process(record))
@@ -88,7 +85,6 @@ def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_
     record = TurnRecord(
         messages=[Message("user", "I really prefer aisle seats on trains.")],
         scope="global",
-        context={},
     )
     pipeline = CapturePipeline(service, RuleExtractor())
     first = pipeline.process(record)  # written, but "crashed" before the journal entry went
