@@ -45,8 +45,10 @@ def in_process(settings: Settings, questions: list[str]) -> dict[str, list[float
             started = time.perf_counter()
             plugin.before_prompt_build(event=PromptBuildEvent(question), ctx=ctx)
             timings["before_prompt_build"].append((time.perf_counter() - started) * 1000)
-            messages = (Message("user", f"{question} I really prefer writing things down."),
-                        Message("assistant", "Noted."))  # fmt: skip
+            messages = (
+                Message("user", f"{question} I really prefer writing things down."),
+                Message("assistant", "Noted."),
+            )
             started = time.perf_counter()
             plugin.agent_end(event=AgentEndEvent(messages=messages), ctx=ctx)
             timings["agent_end"].append((time.perf_counter() - started) * 1000)
@@ -59,13 +61,22 @@ def in_process(settings: Settings, questions: list[str]) -> dict[str, list[float
 def through_bridge(settings: Settings, questions: list[str], node: str) -> dict[str, list[float]]:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(questions, handle)
-    environment = {**os.environ, "TINMEM_DB_PATH": settings.db_path,
-                   "TINMEM_JOURNAL_PATH": settings.journal_path,
-                   "TINMEM_TRACK_ACCESS": "false"}  # fmt: skip
-    command = [node, str(CLIENT), handle.name, str(Path(sys.executable).with_name("tinmem")),
-               "bridge"]  # fmt: skip
-    completed = subprocess.run(command, env=environment, capture_output=True, text=True,
-                               timeout=1800, check=True)  # fmt: skip
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_JOURNAL_PATH": settings.journal_path,
+        "TINMEM_TRACK_ACCESS": "false",
+    }
+    command = [
+        node,
+        str(CLIENT),
+        handle.name,
+        str(Path(sys.executable).with_name("tinmem")),
+        "bridge",
+    ]
+    completed = subprocess.run(
+        command, env=environment, capture_output=True, text=True, timeout=1800, check=True
+    )
     return dict(json.loads(completed.stdout.strip().splitlines()[-1]))
 
 
@@ -80,23 +91,30 @@ def main() -> None:
     arguments = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tinmem-bridge-bench-"))
     rng = random.Random(5)
-    settings = Settings(db_path=str(root / "db"), journal_path=str(root / "journal"),
-                        track_access=False)  # fmt: skip
+    settings = Settings(
+        db_path=str(root / "db"), journal_path=str(root / "journal"), track_access=False
+    )
     filler = TinmemPlugin(settings)
     fill(filler.service, arguments.memories, arguments.memories, rng)
     filler.close()
-    questions = [f"What do we know about {rng.choice(OBJECTS)} and {rng.choice(SUBJECTS).lower()}? ({n})"
-                 for n in range(arguments.turns)]  # fmt: skip
+    questions = [
+        f"What do we know about {rng.choice(OBJECTS)} and {rng.choice(SUBJECTS).lower()}? ({n})"
+        for n in range(arguments.turns)
+    ]
     local = in_process(settings, [f"{q} (in process)" for q in questions])
     bridged = through_bridge(settings, [f"{q} (bridge)" for q in questions], arguments.node)
-    results: dict[str, Any] = {"command": " ".join(sys.argv), "memories": arguments.memories,
-                               "turns": arguments.turns}  # fmt: skip
+    results: dict[str, Any] = {
+        "command": " ".join(sys.argv),
+        "memories": arguments.memories,
+        "turns": arguments.turns,
+    }
     for hook in ("before_prompt_build", "agent_end"):
         inside, outside = percentiles(local[hook]), percentiles(bridged[hook])
         results[hook] = {
-            "in_process_ms": inside, "bridge_ms": outside,
+            "in_process_ms": inside,
+            "bridge_ms": outside,
             "added_ms": {key: round(outside[key] - inside[key], 2) for key in inside},
-        }  # fmt: skip
+        }
     print(json.dumps(results, indent=2))
     save_results(arguments.output, results)
     shutil.rmtree(root, ignore_errors=True)

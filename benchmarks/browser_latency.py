@@ -41,16 +41,20 @@ def main() -> None:
         client = TestClient(build_app(service, Identity.administrator(), token="t"))
         timings: dict[str, list[float]] = {"first_page": [], "search": []}
         for number in range(arguments.requests):
-            for kind, path in (("first_page", "/api/memories?token=t"),
-                               ("search", f"/api/memories?token=t&q={synthetic_text(rng, number)}")):  # fmt: skip
+            for kind, path in (
+                ("first_page", "/api/memories?token=t"),
+                ("search", f"/api/memories?token=t&q={synthetic_text(rng, number)}"),
+            ):
                 started = time.perf_counter()
                 answer = client.get(path)
                 timings[kind].append((time.perf_counter() - started) * 1000)
                 assert answer.status_code == 200, answer.text
         total = client.get("/api/memories?token=t").json()["total"]
         service.close()
-    results = {"memories": total, **{f"{kind}_ms": percentiles(values)
-                                     for kind, values in timings.items()}}  # fmt: skip
+    results = {
+        "memories": total,
+        **{f"{kind}_ms": percentiles(values) for kind, values in timings.items()},
+    }
     print(json.dumps(results, indent=2))
     save_results(arguments.output, results)
 

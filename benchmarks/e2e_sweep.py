@@ -45,16 +45,21 @@ class Scored(Protocol):
 
 
 def floor_sweep(
-    plugin: TinmemPlugin, agent_id: str, question: str, evidence: Sequence[str],
+    plugin: TinmemPlugin,
+    agent_id: str,
+    question: str,
+    evidence: Sequence[str],
     coverage: Callable[[Sequence[Memory], Sequence[str]], float],
-) -> list[tuple[float, int]]:  # fmt: skip
+) -> list[tuple[float, int]]:
     """(coverage, tokens) of the block each combination of ``GRID`` would inject."""
     settings = plugin.settings
     ctx = HookContext(agent_id=agent_id, session_id="questions")
     hits = plugin.service.recall(
-        question[: settings.max_query_characters], identity=Identity.from_context(ctx),
-        limit=settings.injection_limit, min_similarity=settings.injection_min_similarity,
-    )  # fmt: skip
+        question[: settings.max_query_characters],
+        identity=Identity.from_context(ctx),
+        limit=settings.injection_limit,
+        min_similarity=settings.injection_min_similarity,
+    )
     found = []
     for floors in GRID:
         block = render_block(
@@ -77,8 +82,10 @@ def _scores(asked: Sequence[Scored], off_topic: Sequence[Scored], index: int) ->
         "tokens_mean": round(statistics.fmean(tokens), 1) if tokens else 0,
         "off_topic_without_block": round(
             100 * statistics.fmean(not item.by_floor[index] for item in off_topic), 1
-        ) if off_topic else None,
-    }  # fmt: skip
+        )
+        if off_topic
+        else None,
+    }
 
 
 def _choice(asked: Sequence[Scored], off_topic: Sequence[Scored], probe: Sequence[float]) -> int:
@@ -86,10 +93,11 @@ def _choice(asked: Sequence[Scored], off_topic: Sequence[Scored], probe: Sequenc
     enough of the assistant probe's related memories (else the quietest)."""
     scored = [_scores(asked, off_topic, index) for index in range(len(GRID))]
     quiet = [
-        i for i, s in enumerate(scored)
+        i
+        for i, s in enumerate(scored)
         if s["off_topic_without_block"] >= 100 * OFF_TOPIC_TARGET
         and probe[i] >= 100 * PROBE_RELATED_TARGET
-    ]  # fmt: skip
+    ]
     if not quiet:
         return max(range(len(GRID)), key=lambda i: scored[i]["off_topic_without_block"])
     return max(quiet, key=lambda i: scored[i]["block"])
@@ -97,9 +105,10 @@ def _choice(asked: Sequence[Scored], off_topic: Sequence[Scored], probe: Sequenc
 
 def _named(floors: InjectionFloors) -> dict[str, float]:
     return {
-        "similarity": floors.similarity, "word_match_similarity": floors.word_match_similarity,
+        "similarity": floors.similarity,
+        "word_match_similarity": floors.word_match_similarity,
         "relevance": floors.relevance,
-    }  # fmt: skip
+    }
 
 
 def sweep_summary(
@@ -107,10 +116,14 @@ def sweep_summary(
 ) -> dict[str, Any]:
     related = [row["related_kept"] for row in probe["grid"]]
     rows = [
-        {**_named(floors), **_scores(asked, off_topic, i), "probe_related_kept": related[i],
-         "probe_unrelated_without_block": probe["grid"][i]["unrelated_without_block"]}
+        {
+            **_named(floors),
+            **_scores(asked, off_topic, i),
+            "probe_related_kept": related[i],
+            "probe_unrelated_without_block": probe["grid"][i]["unrelated_without_block"],
+        }
         for i, floors in enumerate(GRID)
-    ]  # fmt: skip
+    ]
     held_out = []
     for held in sorted({a.conversation for a in asked}):
         others = [a for a in asked if a.conversation != held]
@@ -143,9 +156,11 @@ def assistant_probe(plugin: TinmemPlugin) -> dict[str, Any]:
 
     def hits(message: str) -> list[Any]:
         return plugin.service.recall(
-            message, identity=identity, limit=settings.injection_limit,
+            message,
+            identity=identity,
+            limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
-        )  # fmt: skip
+        )
 
     related = [(hits(message), ASSISTANT_MEMORIES[index][0]) for message, index in RELATED_MESSAGES]
     unrelated = [hits(message) for message in UNRELATED_MESSAGES]
@@ -156,9 +171,11 @@ def assistant_probe(plugin: TinmemPlugin) -> dict[str, Any]:
             for found, wanted in related
         ]
         quiet = [not any(is_worth_injecting(hit, floors) for hit in found) for found in unrelated]
-        rows.append({
-            **_named(floors),
-            "related_kept": round(100 * statistics.fmean(kept), 1),
-            "unrelated_without_block": round(100 * statistics.fmean(quiet), 1),
-        })  # fmt: skip
+        rows.append(
+            {
+                **_named(floors),
+                "related_kept": round(100 * statistics.fmean(kept), 1),
+                "unrelated_without_block": round(100 * statistics.fmean(quiet), 1),
+            }
+        )
     return {"grid": rows}

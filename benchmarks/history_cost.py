@@ -35,8 +35,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tinmem-history-") as root:
         settings = Settings(db_path=str(Path(root) / "db"), track_access=False)
         service = MemoryService.from_settings(settings)
-        lines = [json.dumps({"content": synthetic_text(rng, n), "category": "events"})
-                 for n in range(arguments.memories)]  # fmt: skip
+        lines = [
+            json.dumps({"content": synthetic_text(rng, n), "category": "events"})
+            for n in range(arguments.memories)
+        ]
         import_memories(service, lines)
         tools = build_toolbox(service)
         off = settings.model_copy(update={"history": False})
@@ -55,11 +57,13 @@ def main() -> None:
         service.close()
     on, without = percentiles(timings[True]), percentiles(timings[False])
     results = {
-        "memories": arguments.memories, "writes_each": arguments.writes,
-        "with_history_ms": on, "without_history_ms": without,
+        "memories": arguments.memories,
+        "writes_each": arguments.writes,
+        "with_history_ms": on,
+        "without_history_ms": without,
         "ratio_p50": round(statistics.median(timings[True]) / statistics.median(timings[False]), 3),
         "history_events": events,
-    }  # fmt: skip
+    }
     print(json.dumps(results, indent=2))
     save_results(arguments.output, results)
 

@@ -44,21 +44,28 @@ SCOPE = "user:bench"
 
 ASSISTANT_MEMORIES = (
     ("Alice works at Acme as a data engineer", Category.PROFILE),
-    ("The staging deploy failed because the DATABASE_URL secret was missing; adding it to the "
-     "CI environment fixed it", Category.CASES),
+    (
+        "The staging deploy failed because the DATABASE_URL secret was missing; adding it to the "
+        "CI environment fixed it",
+        Category.CASES,
+    ),
     ("User's dog is called Biscuit, a beagle", Category.ENTITIES),
     ("User prefers pytest over unittest and likes type hints everywhere", Category.PREFERENCES),
     ("User wants answers short, with code first and explanation after", Category.PREFERENCES),
     ("TaskFlow is the user's SaaS project: Next.js 14, PostgreSQL with Prisma", Category.ENTITIES),
     ("Decided on 2026-03-02 to move the billing service from Heroku to Fly.io", Category.EVENTS),
-    ("Before each release the user runs the migration on a copy of production first",
-     Category.PATTERNS),
+    (
+        "Before each release the user runs the migration on a copy of production first",
+        Category.PATTERNS,
+    ),
     ("User lives in Lisbon and works remotely, UTC+0", Category.PROFILE),
     ("User dislikes ORMs for reporting queries and writes raw SQL there", Category.PREFERENCES),
-    ("Flaky Playwright tests were fixed by waiting for network idle instead of fixed sleeps",
-     Category.CASES),
+    (
+        "Flaky Playwright tests were fixed by waiting for network idle instead of fixed sleeps",
+        Category.CASES,
+    ),
     ("Marco is the user's co-founder and handles sales", Category.ENTITIES),
-)  # fmt: skip
+)
 # Each related message names the index of the memory it is about.
 RELATED_MESSAGES = (
     ("Where does Alice work?", 0),
@@ -183,15 +190,29 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("path", type=Path, help="a file in LoCoMo's format")
-    parser.add_argument("--floors", type=float, nargs="+", default=list(DEFAULT_FLOORS),
-                        help="values of injection_min_similarity to compare")  # fmt: skip
-    parser.add_argument("--limit", type=int, default=None,
-                        help="results per recall (default: injection_limit, as automatic "
-                        "recall; 10 for memory_recall's default)")  # fmt: skip
-    parser.add_argument("--conversations", type=int, default=None,
-                        help="use only the first N conversations (at least 2)")  # fmt: skip
-    parser.add_argument("--output", type=Path,
-                        default=Path("benchmarks/results/injection_gate.json"))  # fmt: skip
+    parser.add_argument(
+        "--floors",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_FLOORS),
+        help="values of injection_min_similarity to compare",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="results per recall (default: injection_limit, as automatic "
+        "recall; 10 for memory_recall's default)",
+    )
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        default=None,
+        help="use only the first N conversations (at least 2)",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=Path("benchmarks/results/injection_gate.json")
+    )
     arguments = parser.parse_args()
     conversations = load(arguments.path)[: arguments.conversations]
     if len(conversations) < 2:

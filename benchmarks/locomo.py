@@ -51,18 +51,31 @@ def ingest(
     started = time.perf_counter()
     for conversation in conversations:
         lines = [
-            json.dumps({"content": turn.memory_text(), "category": "events", "scope": conversation.scope,
-                        "source_ref": turn.dia_id, "headline": turn.memory_text()[:200],
-                        "summary": turn.memory_text(), "created_at": turn.created_at(),
-                        "context": preceding(conversation, index) if with_context else ""})
+            json.dumps(
+                {
+                    "content": turn.memory_text(),
+                    "category": "events",
+                    "scope": conversation.scope,
+                    "source_ref": turn.dia_id,
+                    "headline": turn.memory_text()[:200],
+                    "summary": turn.memory_text(),
+                    "created_at": turn.created_at(),
+                    "context": preceding(conversation, index) if with_context else "",
+                }
+            )
             for index, turn in enumerate(conversation.turns)
-        ]  # fmt: skip
+        ]
         import_memories(service, lines)
     return time.perf_counter() - started
 
 
-def evaluate(name: str, conversations: Sequence[Conversation], retrieve: Retriever,
-             progress: Progress, service: MemoryService | None = None) -> RunResult:  # fmt: skip
+def evaluate(
+    name: str,
+    conversations: Sequence[Conversation],
+    retrieve: Retriever,
+    progress: Progress,
+    service: MemoryService | None = None,
+) -> RunResult:
     result = RunResult(name)
     total = sum(len(c.questions) for c in conversations)
     task = progress.add_task(f"{name:<18}", total=total)

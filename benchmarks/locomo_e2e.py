@@ -103,9 +103,13 @@ class Replay:
 
 
 def replay(
-    host: TimedHost, plugin: TinmemPlugin, conversation: Conversation, roles: str,
-    replies: dict[str, Message | None], replay_stats: Replay,
-) -> None:  # fmt: skip
+    host: TimedHost,
+    plugin: TinmemPlugin,
+    conversation: Conversation,
+    roles: str,
+    replies: dict[str, Message | None],
+    replay_stats: Replay,
+) -> None:
     sessions: dict[int, list[Turn]] = {}
     for turn in conversation.turns:
         sessions.setdefault(turn.session, []).append(turn)
@@ -194,9 +198,12 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def summary(
-    asked: Sequence[Asked], off_topic: Sequence[OffTopic], replayed: Replay, kept: int,
+    asked: Sequence[Asked],
+    off_topic: Sequence[OffTopic],
+    replayed: Replay,
+    kept: int,
     bytes_after_upkeep: int,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     def share(values: Sequence[float]) -> float:
         return round(100 * statistics.fmean(values), 1) if values else 0.0
 
@@ -239,14 +246,19 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
     parser.add_argument("--llm", action="store_true", help="capture through a scripted LLM server")
     parser.add_argument(
-        "--sweep", action="store_true",
+        "--sweep",
+        action="store_true",
         help="also score the block at each relevance floor, and the floor chosen with each "
         "conversation held out",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
         help="change a setting (repeatable)",
-    )  # fmt: skip
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo_e2e.json"))
     arguments = parser.parse_args()
     conversations = load(arguments.path)[: arguments.conversations]
@@ -254,10 +266,12 @@ def main() -> None:
     llm = FakeLLM() if arguments.llm else None
     try:
         values: dict[str, Any] = {
-            "db_path": str(root / "db"), "journal_path": str(root / "journal"),
-            "track_access": False, "auto_provision": True,
+            "db_path": str(root / "db"),
+            "journal_path": str(root / "journal"),
+            "track_access": False,
+            "auto_provision": True,
             **dict(item.split("=", 1) for item in arguments.overrides),
-        }  # fmt: skip
+        }
         if llm is not None:
             llm.responder = extraction_reply
             llm.__enter__()
@@ -289,24 +303,41 @@ def main() -> None:
                         continue
                     injected, tokens, recalled = ask(host, plugin, conversation, question.text)
                     sweep = (
-                        floor_sweep(plugin, agent_of(conversation), question.text,
-                                    question.evidence, coverage)
-                        if arguments.sweep else []
-                    )  # fmt: skip
-                    asked.append(Asked(index, question.category,
-                                       coverage(injected, question.evidence),
-                                       coverage(recalled, question.evidence), tokens, sweep))  # fmt: skip
+                        floor_sweep(
+                            plugin,
+                            agent_of(conversation),
+                            question.text,
+                            question.evidence,
+                            coverage,
+                        )
+                        if arguments.sweep
+                        else []
+                    )
+                    asked.append(
+                        Asked(
+                            index,
+                            question.category,
+                            coverage(injected, question.evidence),
+                            coverage(recalled, question.evidence),
+                            tokens,
+                            sweep,
+                        )
+                    )
                     progress.advance(task)
                 if other is not conversation:
                     for question in other.questions:
                         if question.category != 5:
                             injected, _, _ = ask(host, plugin, conversation, question.text)
                             blocks = (
-                                [bool(tokens) for _, tokens in
-                                 floor_sweep(plugin, agent_of(conversation), question.text, [],
-                                             coverage)]
-                                if arguments.sweep else []
-                            )  # fmt: skip
+                                [
+                                    bool(tokens)
+                                    for _, tokens in floor_sweep(
+                                        plugin, agent_of(conversation), question.text, [], coverage
+                                    )
+                                ]
+                                if arguments.sweep
+                                else []
+                            )
                             off_topic.append(OffTopic(index, bool(injected), blocks))
         store = plugin.service.store
         kept = store.count()
@@ -318,13 +349,16 @@ def main() -> None:
         store.history.prune(timedelta(days=settings.history_retention_days), timedelta(0))
         report = summary(asked, off_topic, replayed, kept, store_bytes(root / "db"))
         report.update(
-            data=str(arguments.path), roles=arguments.roles, llm=bool(llm),
-            conversations=len(conversations), replay_seconds=round(replay_seconds, 1),
+            data=str(arguments.path),
+            roles=arguments.roles,
+            llm=bool(llm),
+            conversations=len(conversations),
+            replay_seconds=round(replay_seconds, 1),
             store_mb_before_upkeep=round(raw_bytes / 1e6, 2),
             agent_end_ms_p95=round(percentile(host.agent_end_ms, 0.95), 2),
             llm_requests=len(llm.requests) if llm else 0,
             settings=arguments.overrides,
-        )  # fmt: skip
+        )
         if arguments.sweep:
             probe = assistant_probe(plugin)
             report["relevance_floor"] = sweep_summary(asked, off_topic, probe)

@@ -74,13 +74,28 @@ def mem0_peer(
     from mem0.utils.factory import EmbedderFactory
 
     config = {
-        "vector_store": {"provider": "qdrant", "config": {"path": str(root / "qdrant"),
-                         "collection_name": "locomo", "embedding_model_dims": embedder.dimension}},
-        "embedder": {"provider": "openai", "config": {"api_key": "unused", "embedding_dims": embedder.dimension,
-                                                      "openai_base_url": "http://127.0.0.1:9/v1"}},
-        "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "path": str(root / "qdrant"),
+                "collection_name": "locomo",
+                "embedding_model_dims": embedder.dimension,
+            },
+        },
+        "embedder": {
+            "provider": "openai",
+            "config": {
+                "api_key": "unused",
+                "embedding_dims": embedder.dimension,
+                "openai_base_url": "http://127.0.0.1:9/v1",
+            },
+        },
+        "llm": {
+            "provider": "openai",
+            "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"},
+        },
         "history_db_path": str(root / "mem0-history.db"),
-    }  # fmt: skip
+    }
     original = EmbedderFactory.create
     EmbedderFactory.create = classmethod(lambda cls, *arguments: Mem0Embedder(embedder))  # type: ignore[method-assign,assignment]
     try:
@@ -89,8 +104,12 @@ def mem0_peer(
         EmbedderFactory.create = original  # type: ignore[method-assign]
     for conversation in conversations:
         for turn in conversation.turns:
-            memory.add([{"role": "user", "content": turn.memory_text()}], user_id=conversation.sample_id,
-                       metadata={"dia_id": turn.dia_id}, infer=False)  # fmt: skip
+            memory.add(
+                [{"role": "user", "content": turn.memory_text()}],
+                user_id=conversation.sample_id,
+                metadata={"dia_id": turn.dia_id},
+                infer=False,
+            )
 
     def retrieve(conversation: Conversation, question: str) -> list[str]:
         found = memory.search(

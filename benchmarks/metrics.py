@@ -88,15 +88,18 @@ class QuestionScore:
 
 
 def score_question(ranked: Sequence[str], evidence: Sequence[str], category: int) -> QuestionScore:
-    return QuestionScore(category, {
-        "frac@5": fraction_at(ranked, evidence, 5),
-        "frac@10": fraction_at(ranked, evidence, 10),
-        "all@10": all_at(ranked, evidence, 10),
-        "any@5": any_at(ranked, evidence, 5),
-        "ndcg@10": ndcg_at(ranked, evidence, 10),
-        "mrr": reciprocal_rank(ranked, evidence),
-        "session_any@5": session_any_at(ranked, evidence, 5),
-    })  # fmt: skip
+    return QuestionScore(
+        category,
+        {
+            "frac@5": fraction_at(ranked, evidence, 5),
+            "frac@10": fraction_at(ranked, evidence, 10),
+            "all@10": all_at(ranked, evidence, 10),
+            "any@5": any_at(ranked, evidence, 5),
+            "ndcg@10": ndcg_at(ranked, evidence, 10),
+            "mrr": reciprocal_rank(ranked, evidence),
+            "session_any@5": session_any_at(ranked, evidence, 5),
+        },
+    )
 
 
 def aggregate(scores: Sequence[QuestionScore]) -> dict[str, float]:

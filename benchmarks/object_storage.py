@@ -74,9 +74,13 @@ def _settings(location: str, options: dict[str, str], root: Path) -> Any:
 
     models = str(Settings().resolved_model_dir())  # this machine's models, not each home's
     return Settings(
-        db_path=location, storage_options=options, journal_path=str(root / "journal"),
-        track_access=False, optimize_every_writes=10, model_dir=models,
-    )  # fmt: skip
+        db_path=location,
+        storage_options=options,
+        journal_path=str(root / "journal"),
+        track_access=False,
+        optimize_every_writes=10,
+        model_dir=models,
+    )
 
 
 def _start(settings: Any, host: str, count: int, root: Path) -> subprocess.Popen[str]:
@@ -84,10 +88,12 @@ def _start(settings: Any, host: str, count: int, root: Path) -> subprocess.Popen
     local = settings.model_copy(update={"journal_path": str(home / "journal")})
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, local.model_dump_json(), host, str(count)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
         stderr=(root / f"{host}.log").open("w"),
         env={**os.environ, "HOME": str(home)},
-    )  # fmt: skip
+    )
 
 
 def _lines(process: subprocess.Popen[str]) -> list[dict[str, Any]]:
@@ -104,10 +110,7 @@ def _check(settings: Any, acknowledged: list[dict[str, Any]]) -> dict[str, int]:
     service.close()
     ids = Counter(memory.id for memory in memories)
     texts = "\n".join(memory.content for memory in memories)
-    lost = sum(
-        1 for item in acknowledged
-        if item["stored"] not in ids or item["text"] not in texts
-    )  # fmt: skip
+    lost = sum(1 for item in acknowledged if item["stored"] not in ids or item["text"] not in texts)
     return {"lost_writes": lost, "duplicate_ids": sum(n - 1 for n in ids.values() if n > 1)}
 
 
@@ -136,12 +139,14 @@ def run_case(location: str, options: dict[str, str], writers: int, writes: int) 
     conflicts = sum(item.get("conflicts", 0) for lines in outputs for item in lines)
     refused = sum(item.get("refused", 0) for lines in outputs for item in lines)
     return {
-        "writers": writers, "writes": len(acknowledged),
+        "writers": writers,
+        "writes": len(acknowledged),
         "writes_per_second": round(len(acknowledged) / elapsed, 2),
-        "recall_ms": percentiles(recalls), "conflicts_retried": conflicts,
+        "recall_ms": percentiles(recalls),
+        "conflicts_retried": conflicts,
         "writes_refused": refused,
         **_check(settings, acknowledged),
-    }  # fmt: skip
+    }
 
 
 def run_kill(
@@ -185,8 +190,9 @@ def main() -> None:
                 print(json.dumps(case), flush=True)
                 results["cases"].append(case)
         create_bucket(endpoint, "bench-kill")
-        killed = run_kill("s3://bench-kill/memory", storage_options(endpoint), 200,
-                          arguments.kill_after)  # fmt: skip
+        killed = run_kill(
+            "s3://bench-kill/memory", storage_options(endpoint), 200, arguments.kill_after
+        )
         print(json.dumps({"kill": killed}), flush=True)
         results["kill"] = killed
     finally:

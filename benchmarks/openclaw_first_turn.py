@@ -42,18 +42,32 @@ BUDGET_MS = 3000
 def cold_start_ms(settings: Settings) -> float:
     """Spawn to the first recall that finds the fact, asking again until one does (a recall
     made while the models are still loading gives up at the plugin's own time box)."""
-    environment = {**os.environ, "TINMEM_DB_PATH": settings.db_path,
-                   "TINMEM_JOURNAL_PATH": settings.journal_path}  # fmt: skip
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_JOURNAL_PATH": settings.journal_path,
+    }
     started = time.perf_counter()
-    bridge = subprocess.Popen([str(TINMEM), "bridge"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              env=environment)  # fmt: skip
+    bridge = subprocess.Popen(
+        [str(TINMEM), "bridge"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=environment,
+    )
     assert bridge.stdin is not None and bridge.stdout is not None
     try:
         for attempt in range(1, 200):
-            request = {"id": attempt, "method": "hook", "params": {
-                "hook": "before_prompt_build", "event": {"prompt": PROMPT},
-                "ctx": {"agentId": "main"}}}  # fmt: skip
+            request = {
+                "id": attempt,
+                "method": "hook",
+                "params": {
+                    "hook": "before_prompt_build",
+                    "event": {"prompt": PROMPT},
+                    "ctx": {"agentId": "main"},
+                },
+            }
             bridge.stdin.write(json.dumps(request) + "\n")
             bridge.stdin.flush()
             answer = json.loads(bridge.stdout.readline())
@@ -77,8 +91,12 @@ def agent_turns(settings: Settings, runs: int, home: Path) -> dict[str, Any]:
             walls.append((time.perf_counter() - started) * 1000)
             remembered += "peanuts" in user_text(model.requests[-1])
             timeouts += "took longer" in logged
-    return {"runs": runs, "turns_with_memory": remembered, "recall_timeouts": timeouts,
-            "process_wall_ms": percentiles(walls)}  # fmt: skip
+    return {
+        "runs": runs,
+        "turns_with_memory": remembered,
+        "recall_timeouts": timeouts,
+        "process_wall_ms": percentiles(walls),
+    }
 
 
 def main() -> None:
@@ -94,8 +112,12 @@ def main() -> None:
     service.remember(FACT, Category.PROFILE, scope="agent:main")
     service.close()
     colds = [cold_start_ms(settings) for _ in range(arguments.runs)]
-    cold = {**percentiles(colds), "max": round(max(colds), 2), "runs": arguments.runs,
-            "within_budget": sum(c <= BUDGET_MS for c in colds)}  # fmt: skip
+    cold = {
+        **percentiles(colds),
+        "max": round(max(colds), 2),
+        "runs": arguments.runs,
+        "within_budget": sum(c <= BUDGET_MS for c in colds),
+    }
     results: dict[str, Any] = {"command": " ".join(sys.argv), "cold_start_to_first_recall_ms": cold}
     if OPENCLAW.exists():
         results["openclaw_agent_local"] = agent_turns(settings, arguments.runs, root / "home")

@@ -46,13 +46,21 @@ from openclaw_tinmem.testing import FakeLLM, Reply
 
 def extraction_reply(number: int) -> Reply:
     memories = [
-        {"category": "preferences", "headline": f"User prefers {OBJECTS[number % len(OBJECTS)]}",
-         "summary": f"User prefers {OBJECTS[number % len(OBJECTS)]} (turn {number}).",
-         "content": f"User prefers {OBJECTS[number % len(OBJECTS)]} for project {number}.", "importance": 0.6},
-        {"category": "events", "headline": f"Milestone {number} reached",
-         "summary": f"Milestone {number} was reached.", "content": f"The team reached milestone {number}.",
-         "importance": 0.5},
-    ]  # fmt: skip
+        {
+            "category": "preferences",
+            "headline": f"User prefers {OBJECTS[number % len(OBJECTS)]}",
+            "summary": f"User prefers {OBJECTS[number % len(OBJECTS)]} (turn {number}).",
+            "content": f"User prefers {OBJECTS[number % len(OBJECTS)]} for project {number}.",
+            "importance": 0.6,
+        },
+        {
+            "category": "events",
+            "headline": f"Milestone {number} reached",
+            "summary": f"Milestone {number} was reached.",
+            "content": f"The team reached milestone {number}.",
+            "importance": 0.5,
+        },
+    ]
     return Reply({"memories": memories})
 
 
@@ -62,9 +70,13 @@ def cpu_seconds() -> float:
 
 
 def measure_post_turn(
-    plugin: TinmemPlugin, fake: FakeLLM, rng: random.Random, turns: int, first: int,
+    plugin: TinmemPlugin,
+    fake: FakeLLM,
+    rng: random.Random,
+    turns: int,
+    first: int,
     delay: float = 0.0,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Process ``turns`` captured turns one by one; wall, LLM-client and CPU time per turn."""
     work_times, llm_times, cpu_times, llm_calls = [], [], [], []
     pipeline = plugin.worker.primary
@@ -77,8 +89,9 @@ def measure_post_turn(
         )
         record = TurnRecord(
             messages=[Message("user", synthetic_text(rng, number) + " I prefer tea.")],
-            scope="agent:bench", ctx=HookContext(agent_id="bench"),
-        )  # fmt: skip
+            scope="agent:bench",
+            ctx=HookContext(agent_id="bench"),
+        )
         calls_before = sum(client.calls for client in clients)
         llm_before = sum(client.seconds for client in clients)
         cpu_before = cpu_seconds()
@@ -134,13 +147,19 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--turns", type=int, default=100)
     parser.add_argument(
-        "--llm-latency", type=float, default=0.0, metavar="SECONDS",
+        "--llm-latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
         help="also measure post-turn work with each LLM reply this late (e.g. 0.5)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--reply-characters", type=int, default=0, metavar="N",
+        "--reply-characters",
+        type=int,
+        default=0,
+        metavar="N",
         help="agent_end turns end with replies this long after four earlier messages",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--output", type=Path, default=Path("benchmarks/results/plugin_overhead.json")
     )
@@ -150,15 +169,21 @@ def main() -> None:
     try:
         with FakeLLM() as fake:
             settings = Settings(
-                db_path=str(root / "db"), journal_path=str(root / "journal"), track_access=False,
-                llm_base_url=fake.base_url, llm_api_key="bench", query_cache_size=0,
-            )  # fmt: skip
+                db_path=str(root / "db"),
+                journal_path=str(root / "journal"),
+                track_access=False,
+                llm_base_url=fake.base_url,
+                llm_api_key="bench",
+                query_cache_size=0,
+            )
             plugin = TinmemPlugin(settings)
             service = plugin.service
             fill(service, arguments.memories, arguments.memories, rng)
             ctx = HookContext(agent_id="bench")
-            questions = [f"What do we know about {rng.choice(OBJECTS)} and {rng.choice(SUBJECTS).lower()}? ({n})"
-                         for n in range(arguments.turns)]  # fmt: skip
+            questions = [
+                f"What do we know about {rng.choice(OBJECTS)} and {rng.choice(SUBJECTS).lower()}? ({n})"
+                for n in range(arguments.turns)
+            ]
             for question in questions[:5]:
                 plugin.before_prompt_build(event=PromptBuildEvent(question + " warm"), ctx=ctx)
             profiles = {
@@ -217,12 +242,15 @@ def main() -> None:
                 },
                 **{f"agent_end_{name}_ms": percentiles(times) for name, times in end_times.items()},
                 **post_turn,
-                **{f"llm_latency_{arguments.llm_latency:g}s_{key}": value
-                   for key, value in late.items() if key.startswith("post_turn")},
+                **{
+                    f"llm_latency_{arguments.llm_latency:g}s_{key}": value
+                    for key, value in late.items()
+                    if key.startswith("post_turn")
+                },
                 "injected_tokens_per_turn_mean": round(float(np.mean(tokens)), 1),
                 "injected_tokens_per_turn_max": int(max(tokens)),
                 "stored_memories_after": service.store.count(scopes=["agent:bench"]),
-            }  # fmt: skip
+            }
             plugin.close()
         print(json.dumps(results, indent=2))
         save_results(arguments.output, results)

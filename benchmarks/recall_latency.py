@@ -132,10 +132,15 @@ def fill(service: MemoryService, size: int, real_limit: int, rng: random.Random)
         vectors = np.concatenate([real, extra])
     categories = list(Category)
     memories = [
-        Memory(category=categories[n % 6], headline=texts[n][:80], summary=texts[n], content=texts[n],
-               scope="global" if n % 4 else "agent:bench")
+        Memory(
+            category=categories[n % 6],
+            headline=texts[n][:80],
+            summary=texts[n],
+            content=texts[n],
+            scope="global" if n % 4 else "agent:bench",
+        )
         for n in range(size)
-    ]  # fmt: skip
+    ]
     tokens: list[bytes | None] = service.late_interaction.encode(memories[: len(real)])
     tokens += [tokens[n % len(real)] for n in range(size - len(real))]  # reused, like the vectors
     for start in range(0, size, 5000):
@@ -199,10 +204,17 @@ def measure_size(
         "disk_mb": round(disk / 1e6, 1),
     }
     if size == 10_000:
-        result["store_p50_ms"] = round(statistics.median(
-            timed(service.remember, synthetic_text(rng, size + n) + f" unique {n}", Category.EVENTS)
-            for n in range(50)
-        ), 2)  # fmt: skip
+        result["store_p50_ms"] = round(
+            statistics.median(
+                timed(
+                    service.remember,
+                    synthetic_text(rng, size + n) + f" unique {n}",
+                    Category.EVENTS,
+                )
+                for n in range(50)
+            ),
+            2,
+        )
     service.close()
     first_stage.close()
     return result
@@ -256,10 +268,12 @@ def main() -> None:
     embedder = FastEmbedEmbedder(base)
     rng = random.Random(1)
     queries = [
-        rng.choice(QUESTIONS).format(s=rng.choice(SUBJECTS).lower(), o=rng.choice(OBJECTS), c=rng.choice(CONTEXT))
+        rng.choice(QUESTIONS).format(
+            s=rng.choice(SUBJECTS).lower(), o=rng.choice(OBJECTS), c=rng.choice(CONTEXT)
+        )
         + f" #{number}"
         for number in range(arguments.queries)
-    ]  # fmt: skip
+    ]
     root = Path(tempfile.mkdtemp(prefix="tinmem-bench-"))
     try:
         results: dict[str, Any] = {"sizes": []}

@@ -32,8 +32,9 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     server = subprocess.Popen(
         [MOTO_SERVER, "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -52,8 +53,12 @@ def create_bucket(endpoint: str, bucket: str) -> None:
 
 
 def storage_options(endpoint: str) -> dict[str, str]:
-    return {"aws_endpoint": endpoint, "aws_region": "us-east-1", "allow_http": "true",
-            **CREDENTIALS}  # fmt: skip
+    return {
+        "aws_endpoint": endpoint,
+        "aws_region": "us-east-1",
+        "allow_http": "true",
+        **CREDENTIALS,
+    }
 
 
 class ForgetfulProxy:
@@ -70,9 +75,10 @@ class ForgetfulProxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 headers = {
-                    name: value for name, value in self.headers.items()
+                    name: value
+                    for name, value in self.headers.items()
                     if name.lower() not in CONDITIONAL_HEADERS
-                }  # fmt: skip
+                }
                 connection = http.client.HTTPConnection(*destination, timeout=60)
                 connection.request(self.command, self.path, body=body, headers=headers)
                 response = connection.getresponse()

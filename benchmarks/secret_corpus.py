@@ -13,23 +13,42 @@ PEM_BODY = (
 
 POSITIVES: tuple[tuple[str, str], ...] = (
     ("my openai key is sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv"),
-    ("use sk-ant-api03-abcdefghijklmnopqrstuvwx for claude", "sk-ant-api03-abcdefghijklmnopqrstuvwx"),
+    (
+        "use sk-ant-api03-abcdefghijklmnopqrstuvwx for claude",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwx",
+    ),
     ("AWS id AKIAIOSFODNN7EXAMPLE in the config", "AKIAIOSFODNN7EXAMPLE"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-    ("AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-    ("aws secret key is Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876", "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876"),
-    ("token ghp_16C7e42F292c6912E7710c838347Ae178B4a for CI", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "aws secret key is Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876",
+        "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876",
+    ),
+    (
+        "token ghp_16C7e42F292c6912E7710c838347Ae178B4a for CI",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
     ("slack xoxb-123456789012-abcdefghijklmn", "xoxb-123456789012-abcdefghijklmn"),
     ("maps key AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
     ("client secret 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", "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"),
-    ("Azure: DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
-     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq"),
-    ("Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=q8ZPFmN0xb3kC9Yv4Jt2Lw7Rs1Ue6Ha5Gd0Io3Pn=",
-     "q8ZPFmN0xb3kC9Yv4Jt2Lw7Rs1Ue6Ha5Gd0Io3Pn"),
-    ("https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sig=abcDEF123%2Bghi456JKL789mno",
-     "abcDEF123%2Bghi456JKL789mno"),
+    (
+        "Azure: DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
+        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq",
+    ),
+    (
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=q8ZPFmN0xb3kC9Yv4Jt2Lw7Rs1Ue6Ha5Gd0Io3Pn=",
+        "q8ZPFmN0xb3kC9Yv4Jt2Lw7Rs1Ue6Ha5Gd0Io3Pn",
+    ),
+    (
+        "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sig=abcDEF123%2Bghi456JKL789mno",
+        "abcDEF123%2Bghi456JKL789mno",
+    ),
     ("my password is hunter2x", "hunter2x"),
     ("Password: Tr0ub4dor&3", "Tr0ub4dor&3"),
     ("PASSWORD=correcthorsebattery", "correcthorsebattery"),
@@ -45,13 +64,15 @@ POSITIVES: tuple[tuple[str, str], ...] = (
     ("amex 3782-822463-10005", "3782-822463-10005"),
     (f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----", PEM_BODY[:40]),
     (f"here is the key\n-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}", PEM_BODY[-40:]),
-    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
+    (
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+    ),
     ("Authorization: Bearer abcdef0123456789abcdef0123456789", "abcdef0123456789abcdef0123456789"),
     ("postgres://admin:Sup3rS3cret@db.internal:5432/app", "Sup3rS3cret"),
     ("Server=tcp:db.acme.net;Database=app;User Id=sa;Password=Pa55w0rd!;", "Pa55w0rd!"),
     ("mongodb+srv://svc:m0ng0pass@cluster0.example.net/test", "m0ng0pass"),
-)  # fmt: skip
+)
 
 NEGATIVES: tuple[str, ...] = (
     "I forgot my password again, can you remind me how to reset it?",

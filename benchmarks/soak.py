@@ -59,9 +59,12 @@ def run(processes: int, turns: int, kills: int, root: Path) -> dict[str, object]
     from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 
     settings = Settings(
-        db_path=str(root / "db"), journal_path=str(root / "journal"), track_access=False,
-        rerank=False, capture_retry_seconds=0.0,
-    )  # fmt: skip
+        db_path=str(root / "db"),
+        journal_path=str(root / "journal"),
+        track_access=False,
+        rerank=False,
+        capture_retry_seconds=0.0,
+    )
     agents = [f"agent{index}" for index in range(processes)]
     logs = {agent: root / f"{agent}.log" for agent in agents}
     rng = random.Random(11)
@@ -104,20 +107,36 @@ def run(processes: int, turns: int, kills: int, root: Path) -> dict[str, object]
             for memory in memories
             if memory.scope == scope and f"{agent}-" in memory.content
         ]
-        foreign += sum(1 for memory in memories if memory.scope == scope
-                       and f"{agent}-" not in memory.content)  # fmt: skip
+        foreign += sum(
+            1 for memory in memories if memory.scope == scope and f"{agent}-" not in memory.content
+        )
         duplicates += len(numbers) - len(set(numbers))
         lost += len(acknowledged[agent] - set(numbers))
     return {
-        "processes": processes, "turns_per_process": turns, "kills": killed,
+        "processes": processes,
+        "turns_per_process": turns,
+        "kills": killed,
         "acknowledged_turns": sum(len(numbers) for numbers in acknowledged.values()),
-        "memories": len(memories), "lost": lost, "duplicates": duplicates,
-        "foreign": foreign, "seconds": round(time.perf_counter() - started, 1),
-    }  # fmt: skip
+        "memories": len(memories),
+        "lost": lost,
+        "duplicates": duplicates,
+        "foreign": foreign,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
-TOPICS = ("backup server", "release train", "staging cluster", "on-call rota", "VPN gateway",
-          "billing job", "design review", "data warehouse", "load balancer", "office move")  # fmt: skip
+TOPICS = (
+    "backup server",
+    "release train",
+    "staging cluster",
+    "on-call rota",
+    "VPN gateway",
+    "billing job",
+    "design review",
+    "data warehouse",
+    "load balancer",
+    "office move",
+)
 
 
 def directory_bytes(root: Path) -> int:
@@ -155,10 +174,12 @@ def mixed(operations: int, root: Path, access_write_seconds: float | None) -> di
         elif kind == "store":
             result = host.call_tool(
                 "memory_store",
-                {"content": f"The {topic} owner for item {step} is team {step % 7}.",
-                 "category": "entities"},
+                {
+                    "content": f"The {topic} owner for item {step} is team {step % 7}.",
+                    "category": "entities",
+                },
                 session,
-            )  # fmt: skip
+            )
             stored.append(result.data["id"])
         elif stored and kind == "update":
             memory_id = rng.choice(stored)
@@ -168,13 +189,17 @@ def mixed(operations: int, root: Path, access_write_seconds: float | None) -> di
         if step % window == 0:
             plugin.worker.flush(600)
             table = plugin.service.store.table
-            rows.append({
-                "operations": step, "versions": len(table.list_versions()),
-                "megabytes": round(directory_bytes(root / "db") / 1e6, 2),
-                "memories": int(table.count_rows()),
-                "recall_p50_ms": round(1000 * statistics.median(recall_times), 1)
-                if recall_times else None,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "operations": step,
+                    "versions": len(table.list_versions()),
+                    "megabytes": round(directory_bytes(root / "db") / 1e6, 2),
+                    "memories": int(table.count_rows()),
+                    "recall_p50_ms": round(1000 * statistics.median(recall_times), 1)
+                    if recall_times
+                    else None,
+                }
+            )
             print(json.dumps(rows[-1]), flush=True)
             recall_times = []
     # then reads alone, at a fixed size: they must commit nothing and hold their speed
@@ -190,16 +215,19 @@ def mixed(operations: int, root: Path, access_write_seconds: float | None) -> di
     plugin.close()
     half = len(reads) // 2
     return {
-        "operations": operations, "access_write_seconds": settings.access_write_seconds,
-        "seconds": round(time.perf_counter() - started, 1), "over_time": rows,
+        "operations": operations,
+        "access_write_seconds": settings.access_write_seconds,
+        "seconds": round(time.perf_counter() - started, 1),
+        "over_time": rows,
         "reads_only": {
-            "recalls": len(reads), "versions": [before[0], after[0]],
+            "recalls": len(reads),
+            "versions": [before[0], after[0]],
             "megabytes": [round(before[1] / 1e6, 2), round(after[1] / 1e6, 2)],
             "recall_p50_ms_first_half": round(1000 * statistics.median(reads[:half]), 1),
             "recall_p50_ms_second_half": round(1000 * statistics.median(reads[half:]), 1),
         },
         "megabytes_after_close": round(directory_bytes(root / "db") / 1e6, 2),
-    }  # fmt: skip
+    }
 
 
 def main() -> None:
@@ -207,11 +235,19 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=3, help="Agent processes at once.")
     parser.add_argument("--turns", type=int, default=200, help="Turns per agent.")
     parser.add_argument("--kills", type=int, default=8, help="SIGKILLs in all.")
-    parser.add_argument("--mixed", type=int, default=0, help="Mixed operations by one agent "
-                        "instead: the store's growth and recall p50 over time.")  # fmt: skip
-    parser.add_argument("--access-write-seconds", type=float, default=None,
-                        help="With --mixed: this access_write_seconds instead of the default "
-                        "(0: access statistics written after every recall).")  # fmt: skip
+    parser.add_argument(
+        "--mixed",
+        type=int,
+        default=0,
+        help="Mixed operations by one agent instead: the store's growth and recall p50 over time.",
+    )
+    parser.add_argument(
+        "--access-write-seconds",
+        type=float,
+        default=None,
+        help="With --mixed: this access_write_seconds instead of the default "
+        "(0: access statistics written after every recall).",
+    )
     parser.add_argument("--output", type=Path, default=None)
     arguments = parser.parse_args()
     if arguments.mixed:

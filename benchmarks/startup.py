@@ -53,9 +53,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="Runs of each command (default 10).")
     parser.add_argument(
-        "--output", type=Path, default=Path("benchmarks/results/startup.json"),
+        "--output",
+        type=Path,
+        default=Path("benchmarks/results/startup.json"),
         help="Where to write the JSON results.",
-    )  # fmt: skip
+    )
     arguments = parser.parse_args()
     results = run(arguments.runs)
     print(f"{'command':<38} {'median s':>9} {'above python':>13}")
@@ -64,8 +66,9 @@ def main() -> None:
             f"{name:<38} {figures['median_seconds']:>9.3f} "
             f"{figures['above_bare_python_seconds']:>13.3f}"
         )
-    slowest = max(results["tinmem --version"]["median_seconds"],
-                  results["tinmem --help"]["median_seconds"])  # fmt: skip
+    slowest = max(
+        results["tinmem --version"]["median_seconds"], results["tinmem --help"]["median_seconds"]
+    )
     verdict = "met" if slowest <= TARGET_SECONDS else "NOT met"
     print(f"target ≤ {TARGET_SECONDS} s for --version and --help: {verdict}")
     save_results(arguments.output, {"runs": arguments.runs, "commands": results})

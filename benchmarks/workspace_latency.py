@@ -31,8 +31,12 @@ def note(rng: random.Random, number: int) -> str:
     lines = [f"# Project {number}: {rng.choice(OBJECTS)}", ""]
     while sum(len(line) for line in lines) < 5000:
         lines.append(f"## {rng.choice(CONTEXT).capitalize()}")
-        lines.append(" ".join(f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(CONTEXT)}."
-                              for _ in range(4)))  # fmt: skip
+        lines.append(
+            " ".join(
+                f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(CONTEXT)}."
+                for _ in range(4)
+            )
+        )
         lines.extend(f"- {rng.choice(VERBS)} {rng.choice(OBJECTS)}" for _ in range(3))
         lines.append("")
     return "\n".join(lines)
@@ -51,8 +55,12 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="tinmem-workspace-bench-"))
     rng = random.Random(11)
     try:
-        settings = Settings(db_path=str(root / "db"), query_cache_size=0, workspace_writes_per_minute=10**9,
-                            workspace_writes_per_hour=10**9)  # fmt: skip
+        settings = Settings(
+            db_path=str(root / "db"),
+            query_cache_size=0,
+            workspace_writes_per_minute=10**9,
+            workspace_writes_per_hour=10**9,
+        )
         service = MemoryService.from_settings(settings)
         tools = Toolbox()
         tools.extend(WorkspaceTools(service).handlers())

@@ -108,10 +108,13 @@ class Access:
         rule = settings.agent_access.get(identity.agent_id)
         if rule is None:  # a pattern key (e.g. "ops-*") applies when no exact key does
             rule = next(
-                (value for key, value in settings.agent_access.items()
-                 if fnmatch.fnmatchcase(identity.agent_id, key)),
+                (
+                    value
+                    for key, value in settings.agent_access.items()
+                    if fnmatch.fnmatchcase(identity.agent_id, key)
+                ),
                 None,
-            )  # fmt: skip
+            )
         read = rule.read if rule is not None else settings.read_scopes
         write = rule.write if rule is not None else settings.write_scopes
         return cls(identity, _expand(read, identity), _expand(write, identity))

@@ -86,11 +86,13 @@ def mem0_lines(text: str) -> list[str]:
             except json.JSONDecodeError as error:
                 raise InvalidArgumentError(
                     f"line {number}: not JSON ({error.msg}); expected mem0's export: a JSON "
-                    "list, {'results': [...]}, or one memory per line", field="source",
-                ) from None  # fmt: skip
+                    "list, {'results': [...]}, or one memory per line",
+                    field="source",
+                ) from None
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise InvalidArgumentError("expected mem0 memories: a list or {'results': [...]}",
-                                   field="source")  # fmt: skip
+        raise InvalidArgumentError(
+            "expected mem0 memories: a list or {'results': [...]}", field="source"
+        )
     lines = []
     for record in records:
         metadata = record.get("metadata") or {}
@@ -104,8 +106,10 @@ def mem0_lines(text: str) -> list[str]:
             "id": _memory_id(record.get("id"), "mem0"),
             "content": record.get("memory") or record.get("text"),
             "category": category or _guess(str(record.get("memory") or "")),
-            "scope": scope or GLOBAL_SCOPE, "tags": labels, "source_ref": "mem0",
-        }  # fmt: skip
+            "scope": scope or GLOBAL_SCOPE,
+            "tags": labels,
+            "source_ref": "mem0",
+        }
         for name in ("created_at", "updated_at"):
             if record.get(name):
                 line[name] = record[name]
@@ -134,13 +138,14 @@ def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:
         category = LANCEDB_CATEGORIES.get(str(row.get("category")), Category.EVENTS)
         created = row.get("createdAt")
         line: dict[str, Any] = {
-            "id": _memory_id(row["id"], "memory-lancedb"), "content": row["text"],
+            "id": _memory_id(row["id"], "memory-lancedb"),
+            "content": row["text"],
             "category": category.value,
             "importance": row.get("importance"),
             "scope": scope_for("agent", row.get("agentId")) or GLOBAL_SCOPE,
             "tags": [f"scope-{row['scope']}"] if row.get("scope") else [],
             "source_ref": "memory-lancedb",
-        }  # fmt: skip
+        }
         if created:
             line["created_at"] = datetime.fromtimestamp(created / 1000, UTC).isoformat()
         lines.append(json.dumps({key: value for key, value in line.items() if value is not None}))

@@ -30,8 +30,11 @@ class LLMClient:
         import instructor
         from openai import OpenAI
 
-        modes = {"md_json": instructor.Mode.MD_JSON, "json": instructor.Mode.JSON,
-                 "tools": instructor.Mode.TOOLS}  # fmt: skip
+        modes = {
+            "md_json": instructor.Mode.MD_JSON,
+            "json": instructor.Mode.JSON,
+            "tools": instructor.Mode.TOOLS,
+        }
         self.settings = settings
         self.model = settings.llm_model
         raw = OpenAI(

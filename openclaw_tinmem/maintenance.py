@@ -127,9 +127,15 @@ def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
     if stored is None:
         return False
     same: tuple[str, ...] = (
-        "content_hash", "context", "scope", "category", "importance", "tags", "source",
+        "content_hash",
+        "context",
+        "scope",
+        "category",
+        "importance",
+        "tags",
+        "source",
         "source_ref",
-    )  # fmt: skip
+    )
     if levels_given:
         same += ("headline", "summary")
     return all(getattr(new, name) == getattr(stored, name) for name in same)
@@ -182,11 +188,19 @@ def import_memories(
         batch = changed[start : start + batch_size]
         vectors = service.embedder.embed_documents([memory.content for memory in batch])
         service.store.upsert(batch, vectors, service.late_interaction.encode(batch))
-        service.store.record([
-            HistoryEvent(memory.id, HistoryAction.IMPORTED, state_of(stored.get(memory.id)),
-                         state_of(memory), actor="administrator (import)", source="import")
-            for memory in batch
-        ])  # fmt: skip
+        service.store.record(
+            [
+                HistoryEvent(
+                    memory.id,
+                    HistoryAction.IMPORTED,
+                    state_of(stored.get(memory.id)),
+                    state_of(memory),
+                    actor="administrator (import)",
+                    source="import",
+                )
+                for memory in batch
+            ]
+        )
         batches += 1
         if progress:
             progress(len(batch))
@@ -217,11 +231,20 @@ def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
     store.replace_all(pa.Table.from_pylist(rows, schema=store.schema()))
     service.late_interaction.cache.clear()  # the same texts now have new token vectors
     note = f"re-embedded with {service.embedder.model_name}"
-    store.record([
-        HistoryEvent(memory.id, HistoryAction.REEMBEDDED, None, state_of(memory),
-                     actor="administrator (reembed)", source="reembed", note=note)
-        for memory in memories
-    ])  # fmt: skip
+    store.record(
+        [
+            HistoryEvent(
+                memory.id,
+                HistoryAction.REEMBEDDED,
+                None,
+                state_of(memory),
+                actor="administrator (reembed)",
+                source="reembed",
+                note=note,
+            )
+            for memory in memories
+        ]
+    )
     return len(memories)
 
 

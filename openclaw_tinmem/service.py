@@ -93,9 +93,15 @@ class MemoryService:
         # before a recall's search.
         self._write_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tinmem-write")
         self.writer = MemoryWriter(
-            settings, store, embedder, self.late_interaction, self.summarizer, self.judge, clock,
+            settings,
+            store,
+            embedder,
+            self.late_interaction,
+            self.summarizer,
+            self.judge,
+            clock,
             self._write_pool,
-        )  # fmt: skip
+        )
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
         self._access = AccessTally(settings.access_write_seconds)
 
@@ -108,10 +114,12 @@ class MemoryService:
             return cls(settings, store, embedder)
         llm = LLMClient(settings)
         return cls(
-            settings, store, embedder,
+            settings,
+            store,
+            embedder,
             summarizer=LLMSummarizer(llm, fallback=RuleSummarizer()),
             judge=FallbackJudge(LLMJudge(llm, settings), SimilarityJudge(settings)),
-        )  # fmt: skip
+        )
 
     def close(self) -> None:
         """Write the access statistics gathered, finish background work (table upkeep) and
@@ -216,9 +224,17 @@ class MemoryService:
         """
         target = scope or self.access(identity).default_store_scope(self.settings.store_scope)
         draft = Draft(
-            content, category, target, importance, tuple(tags or ()), headline, summary,
-            source, source_ref, memory_id,
-        )  # fmt: skip
+            content,
+            category,
+            target,
+            importance,
+            tuple(tags or ()),
+            headline,
+            summary,
+            source,
+            source_ref,
+            memory_id,
+        )
         deadline = Deadline(self.settings.tool_timeout_seconds)
         return self.remember_many([draft], identity=identity, deadline=deadline)[0]
 
@@ -258,9 +274,10 @@ class MemoryService:
         if len(matches) > 1:
             raise InvalidArgumentError(
                 f"id prefix {reference} matches {len(matches)} memories: "
-                + ", ".join(sorted(matches)[:10]) + "; give more characters",
+                + ", ".join(sorted(matches)[:10])
+                + "; give more characters",
                 field="id",
-            )  # fmt: skip
+            )
         return matches[0]
 
     def get(self, memory_id: str, *, identity: Identity | None = None) -> Memory:
@@ -290,9 +307,13 @@ class MemoryService:
         if readable == []:
             return 0, []
         return self.store.page(
-            scopes=readable, categories=categories, before=before,
-            tags=normalise_tags(list(tags)), offset=offset, limit=limit,
-        )  # fmt: skip
+            scopes=readable,
+            categories=categories,
+            before=before,
+            tags=normalise_tags(list(tags)),
+            offset=offset,
+            limit=limit,
+        )
 
     def list_memories(
         self,
@@ -305,8 +326,14 @@ class MemoryService:
         identity: Identity | None = None,
     ) -> list[Memory]:
         """The memories of ``page``: the most recently updated first (every one for None)."""
-        return self.page(scopes=scopes, categories=categories, before=before, tags=tags,
-                         limit=limit, identity=identity)[1]  # fmt: skip
+        return self.page(
+            scopes=scopes,
+            categories=categories,
+            before=before,
+            tags=tags,
+            limit=limit,
+            identity=identity,
+        )[1]
 
     def update(
         self,
@@ -321,9 +348,15 @@ class MemoryService:
     ) -> Memory:
         """Change only the given fields of a memory (``write.updating.update``)."""
         return updating.update(
-            self, memory_id, content=content, summary=summary, headline=headline,
-            importance=importance, tags=tags, identity=identity,
-        )  # fmt: skip
+            self,
+            memory_id,
+            content=content,
+            summary=summary,
+            headline=headline,
+            importance=importance,
+            tags=tags,
+            identity=identity,
+        )
 
     def forget(
         self,

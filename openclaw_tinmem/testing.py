@@ -37,11 +37,18 @@ class Reply:
 def completion(text: str, tool_calls: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
-        message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"call_{index}", "type": "function", "function": {
-                "name": call["name"], "arguments": json.dumps(call["arguments"])}}
-            for index, call in enumerate(tool_calls)
-        ]}  # fmt: skip
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+                }
+                for index, call in enumerate(tool_calls)
+            ],
+        }
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -69,12 +76,18 @@ def stream_events(whole: dict[str, Any]) -> str:
         ]
     base = {key: whole[key] for key in ("id", "created", "model")}
     chunks = [
-        {**base, "object": "chat.completion.chunk",
-         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-        {**base, "object": "chat.completion.chunk",
-         "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
-         "usage": whole["usage"]},
-    ]  # fmt: skip
+        {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        },
+        {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+            "usage": whole["usage"],
+        },
+    ]
     return "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
 
 

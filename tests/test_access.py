@@ -93,10 +93,14 @@ def test_every_id_has_a_valid_scope_of_its_own(identifier: str) -> None:
 @pytest.mark.parametrize(
     ("first", "second"),
     [
-        ("team/alpha", "team_alpha"), ("team alpha", "team:alpha"), ("_bob", "bob"),
-        ("josé", "josè"), ("张三", "李四"), ("a" * 128 + "x", "a" * 128 + "y"),
+        ("team/alpha", "team_alpha"),
+        ("team alpha", "team:alpha"),
+        ("_bob", "bob"),
+        ("josé", "josè"),
+        ("张三", "李四"),
+        ("a" * 128 + "x", "a" * 128 + "y"),
     ],
-)  # fmt: skip
+)
 def test_the_ids_that_used_to_collide_have_scopes_of_their_own(first: str, second: str) -> None:
     assert scope_for("agent", first) != scope_for("agent", second)
     assert scope_for("agent", "张三") != GLOBAL_SCOPE

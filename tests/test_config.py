@@ -90,13 +90,18 @@ def test_named_object_store_options_become_lancedb_storage_options(tmp_path: Pat
         'db_path = "s3://team/memory"\nstorage_region = "eu-west-1"\n'
         '[storage_options]\naws_secret_access_key = "${SECRET}"\n'
     )
-    environment = {"SECRET": "s3cr3t", "TINMEM_STORAGE_ENDPOINT": "http://minio:9000",
-                   "TINMEM_STORAGE_ALLOW_HTTP": "true"}  # fmt: skip
+    environment = {
+        "SECRET": "s3cr3t",
+        "TINMEM_STORAGE_ENDPOINT": "http://minio:9000",
+        "TINMEM_STORAGE_ALLOW_HTTP": "true",
+    }
     settings = load_settings(config, environ=environment)
     assert settings.object_store_options() == {
-        "aws_endpoint": "http://minio:9000", "aws_region": "eu-west-1", "allow_http": "true",
+        "aws_endpoint": "http://minio:9000",
+        "aws_region": "eu-west-1",
+        "allow_http": "true",
         "aws_secret_access_key": "s3cr3t",
-    }  # fmt: skip
+    }
     explicit = settings.model_copy(update={"storage_options": {"aws_region": "us-east-2"}})
     assert explicit.object_store_options()["aws_region"] == "us-east-2"  # the raw option wins
 
@@ -104,9 +109,15 @@ def test_named_object_store_options_become_lancedb_storage_options(tmp_path: Pat
 def test_a_misspelt_variable_is_named_with_the_option_it_was_meant_for(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    environment = {"TINMEM_RECAL_LIMIT": "4", "TINMEM_QWERTY": "1", "TINMEM_DB_PATH": "db",
-                   "TINMEM_TRACE": "1", "TINMEM_CONFIG": str(tmp_path / "none.toml"),
-                   "TINMEM_PACKAGE_INDEX": "https://example.test/simple", "HOME_X": "1"}  # fmt: skip
+    environment = {
+        "TINMEM_RECAL_LIMIT": "4",
+        "TINMEM_QWERTY": "1",
+        "TINMEM_DB_PATH": "db",
+        "TINMEM_TRACE": "1",
+        "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+        "TINMEM_PACKAGE_INDEX": "https://example.test/simple",
+        "HOME_X": "1",
+    }
     monkeypatch.setenv("HOME", str(tmp_path))  # no config file of the developer's
     assert unknown_variables(environment) == [
         "TINMEM_QWERTY names no option and is ignored",

@@ -13,14 +13,24 @@ from openclaw_tinmem.service import MemoryService
 
 MEM0_EXPORT = {
     "results": [
-        {"id": "0b2f8c1e-3d4a-4b5c-8d6e-7f8091a2b3c4", "memory": "Is a vegetarian",
-         "hash": "abc", "metadata": {"category": "food"}, "user_id": "alice",
-         "created_at": "2024-07-20T10:15:00-07:00", "updated_at": "2024-07-21T08:00:00-07:00"},
-        {"id": "1c3f9d2e-4e5b-4c6d-9e7f-8091a2b3c4d5", "memory": "I prefer window seats on flights",
-         "categories": ["travel"], "agent_id": "travel-bot"},
+        {
+            "id": "0b2f8c1e-3d4a-4b5c-8d6e-7f8091a2b3c4",
+            "memory": "Is a vegetarian",
+            "hash": "abc",
+            "metadata": {"category": "food"},
+            "user_id": "alice",
+            "created_at": "2024-07-20T10:15:00-07:00",
+            "updated_at": "2024-07-21T08:00:00-07:00",
+        },
+        {
+            "id": "1c3f9d2e-4e5b-4c6d-9e7f-8091a2b3c4d5",
+            "memory": "I prefer window seats on flights",
+            "categories": ["travel"],
+            "agent_id": "travel-bot",
+        },
         {"id": "mem-42", "memory": "Works on Project Atlas", "categories": ["entities"]},
     ]
-}  # fmt: skip
+}
 
 
 def test_mem0_memories_come_over_with_their_scopes_times_and_tags(
@@ -46,13 +56,27 @@ def test_memory_lancedb_rows_come_over_with_their_agents(
 ) -> None:
     database = lancedb.connect(str(tmp_path / "openclaw-memory"))
     rows = [
-        {"id": "2d4e0a3f-5f6c-4d7e-8f90-a1b2c3d4e5f6", "text": "User prefers dark mode",
-         "vector": [0.1, 0.2, 0.3, 0.4], "importance": 0.9, "category": "preference",
-         "createdAt": 1_700_000_000_000, "agentId": "main", "scope": ""},
-        {"id": "3e5f1b40-6a7d-4e8f-9a01-b2c3d4e5f607", "text": "We decided to ship on Fridays",
-         "vector": [0.4, 0.3, 0.2, 0.1], "importance": 0.7, "category": "decision",
-         "createdAt": 1_700_000_100_000, "agentId": "ops", "scope": "team"},
-    ]  # fmt: skip
+        {
+            "id": "2d4e0a3f-5f6c-4d7e-8f90-a1b2c3d4e5f6",
+            "text": "User prefers dark mode",
+            "vector": [0.1, 0.2, 0.3, 0.4],
+            "importance": 0.9,
+            "category": "preference",
+            "createdAt": 1_700_000_000_000,
+            "agentId": "main",
+            "scope": "",
+        },
+        {
+            "id": "3e5f1b40-6a7d-4e8f-9a01-b2c3d4e5f607",
+            "text": "We decided to ship on Fridays",
+            "vector": [0.4, 0.3, 0.2, 0.1],
+            "importance": 0.7,
+            "category": "decision",
+            "createdAt": 1_700_000_100_000,
+            "agentId": "ops",
+            "scope": "team",
+        },
+    ]
     database.create_table("memories", data=pa.Table.from_pylist(rows))
     lines = memory_lancedb_lines(tmp_path / "openclaw-memory")
     assert import_memories(service, lines).imported == 2

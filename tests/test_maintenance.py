@@ -46,7 +46,7 @@ def test_import_keeps_given_times_and_reads_times_without_offset_as_utc(
         '{"content": "Moved to Lisbon", "category": "events", "created_at": "2023-05-08T13:56:00"}',
         '{"content": "Started at Acme", "category": "events", "created_at": "2023-05-08T15:56:00+02:00"}',
         '{"content": "Likes tea", "category": "preferences"}',
-    ]  # fmt: skip
+    ]
     import_memories(service, lines)
     created = {m.content: m.created_at for m in service.store.list_memories(limit=10)}
     assert created["Moved to Lisbon"] == created["Started at Acme"]
@@ -117,8 +117,13 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
         import_memories(service, lines)
     message = caught.value.message
     assert message.startswith("5 invalid line(s); nothing was written")
-    for expected in ("line 2: category", "line 3: not valid JSON", "line 4: content is required",
-                     "line 5: importance", "line 6: content is not valid Unicode"):  # fmt: skip
+    for expected in (
+        "line 2: category",
+        "line 3: not valid JSON",
+        "line 4: content is required",
+        "line 5: importance",
+        "line 6: content is not valid Unicode",
+    ):
         assert expected in message
     assert service.store.count() == 0
     report = import_memories(service, lines, skip_invalid=True)
@@ -128,15 +133,21 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
 def test_unchanged_lines_are_recognised_and_skipped(service: MemoryService) -> None:
     counting = CountingSummarizer()
     service.summarizer = counting
-    lines = [json.dumps({"content": f"Note {n} about the roadmap", "category": "events"})
-             for n in range(20)]  # fmt: skip
+    lines = [
+        json.dumps({"content": f"Note {n} about the roadmap", "category": "events"})
+        for n in range(20)
+    ]
     assert import_memories(service, lines).imported == 20
     asked, version = counting.calls, service.store.table.version
     again = import_memories(service, lines)
     assert (again.imported, again.unchanged) == (0, 20)
     assert counting.calls == asked and service.store.table.version == version  # nothing redone
-    changed = [*lines[:19], json.dumps({"content": "Note 19 about the roadmap",
-                                        "category": "events", "importance": 0.9})]  # fmt: skip
+    changed = [
+        *lines[:19],
+        json.dumps(
+            {"content": "Note 19 about the roadmap", "category": "events", "importance": 0.9}
+        ),
+    ]
     assert import_memories(service, changed).imported == 1
 
 
@@ -147,8 +158,17 @@ def test_time_and_provenance_survive_export_and_import(
 ) -> None:
     where = Provenance(speakers=("Ana",), session_id="s-9", message_ids=("m-1", "m-2"))
     said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    service.remember_many([Draft(content="Ana: I moved to Porto.", category=Category.EVENTS,
-                                 source=Source.INGEST, provenance=where, created_at=said)])  # fmt: skip
+    service.remember_many(
+        [
+            Draft(
+                content="Ana: I moved to Porto.",
+                category=Category.EVENTS,
+                source=Source.INGEST,
+                provenance=where,
+                created_at=said,
+            )
+        ]
+    )
     (record,) = list(export_memories(service.store))
     assert record["provenance"]["message_ids"] == ["m-1", "m-2"] and record["source"] == "ingest"
     other = make_service(settings.model_copy(update={"db_path": settings.db_path + "-copy"}))
@@ -162,8 +182,10 @@ def test_time_and_provenance_survive_export_and_import(
 
 
 def test_import_refuses_content_past_the_limit_and_writes_nothing(service: MemoryService) -> None:
-    lines = [json.dumps({"content": "The deploy window is Tuesday.", "category": "events"}),
-             json.dumps({"content": "x" * (MAX_CONTENT_CHARACTERS + 1), "category": "events"})]  # fmt: skip
+    lines = [
+        json.dumps({"content": "The deploy window is Tuesday.", "category": "events"}),
+        json.dumps({"content": "x" * (MAX_CONTENT_CHARACTERS + 1), "category": "events"}),
+    ]
     with pytest.raises(InvalidArgumentError, match="line 2: content is 20,001 characters"):
         import_memories(service, lines)
     assert service.store.count() == 0

@@ -109,9 +109,11 @@ def test_a_secret_repeated_without_its_keyword_is_redacted_in_the_whole_turn(
     journal.mkdir(parents=True)
     with FileLock(str(journal / WORKER_LOCK_NAME)):
         plugin = make_plugin(plugin_settings)
-        said = (Message("user", "my password is Tr0ub4dor&3 for the home NAS"),
-                Message("assistant", "Got it: Tr0ub4dor&3 for the home NAS."),
-                Message("user", "And card 4111 1111 1111 1111, again 4111 1111 1111 1111"))  # fmt: skip
+        said = (
+            Message("user", "my password is Tr0ub4dor&3 for the home NAS"),
+            Message("assistant", "Got it: Tr0ub4dor&3 for the home NAS."),
+            Message("user", "And card 4111 1111 1111 1111, again 4111 1111 1111 1111"),
+        )
         plugin.agent_end(event=AgentEndEvent(messages=said), ctx=HookContext(agent_id="a"))
         (path,) = journal.glob("*.turn.json")
         raw = path.read_text()
@@ -131,13 +133,20 @@ def test_redacting_together_leaves_turns_without_secrets_alone() -> None:
 
 def test_every_write_path_redacts_and_says_how_many(service: MemoryService, tmp_path: Path) -> None:
     tools = build_toolbox(service)
-    stored = tools.call("memory_store", {"content": "Staging uses sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv as key",
-                                          "category": "entities"})  # fmt: skip
+    stored = tools.call(
+        "memory_store",
+        {
+            "content": "Staging uses sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv as key",
+            "category": "entities",
+        },
+    )
     assert stored.data["redacted"] == 1
     memory = service.get(stored.data["id"])
     assert "sk-proj" not in memory.content + memory.headline + memory.summary
-    updated = tools.call("memory_update", {"id": memory.id, "content": "The db password is hunter2x",
-                                           "summary": "pw: s3cr3tpass"})  # fmt: skip
+    updated = tools.call(
+        "memory_update",
+        {"id": memory.id, "content": "The db password is hunter2x", "summary": "pw: s3cr3tpass"},
+    )
     assert "hunter2x" not in json.dumps(updated.data) and "s3cr3tpass" not in json.dumps(
         updated.data
     )

@@ -73,8 +73,11 @@ GREEN_TEA = [
 def test_appending_merges_stop_at_the_length_limit(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
     roomy = make_service(settings.model_copy(update={"db_path": f"{settings.db_path}-roomy"}))
     assert [roomy.remember(text, Category.PREFERENCES).action for text in GREEN_TEA[1:]] == [
-        Action.CREATED, Action.MERGED, Action.MERGED, Action.MERGED,
-    ]  # fmt: skip
+        Action.CREATED,
+        Action.MERGED,
+        Action.MERGED,
+        Action.MERGED,
+    ]
     limit = 80
     tight = make_service(settings.model_copy(update={"merge_max_characters": limit}))
     outcomes = [tight.remember(text, Category.PREFERENCES) for text in GREEN_TEA]
@@ -98,9 +101,15 @@ def test_merged_text_from_the_judge_is_kept_whatever_its_length(
     )
     first = service.remember("User prefers green tea", Category.PREFERENCES)
     merged_text = "User prefers green tea in the morning and rooibos after dinner."
-    fake_llm.script(Reply({"decisions": [
-        {"new": 1, "action": "merge", "target": 1, "merged_content": merged_text},
-    ]}))  # fmt: skip
+    fake_llm.script(
+        Reply(
+            {
+                "decisions": [
+                    {"new": 1, "action": "merge", "target": 1, "merged_content": merged_text},
+                ]
+            }
+        )
+    )
     outcome = service.remember("User drinks rooibos after dinner", Category.PREFERENCES)
     assert outcome.action is Action.MERGED and outcome.target_id == first.memory.id
     assert service.get(first.memory.id).content == merged_text
@@ -159,11 +168,17 @@ def test_forget_by_id_respects_scope(service: MemoryService) -> None:
 
 
 EPISODE_MEMORIES = [
-    ("The billing service moved from MySQL to Postgres 16 last sprint", "2026-03-02T10:00:00+00:00"),
+    (
+        "The billing service moved from MySQL to Postgres 16 last sprint",
+        "2026-03-02T10:00:00+00:00",
+    ),
     ("Ravi said the new connection pool needs 40 connections", "2026-03-02T10:04:00+00:00"),
-    ("The search cluster keeps its connection settings in the helm values file", "2026-02-10T15:00:00+00:00"),
+    (
+        "The search cluster keeps its connection settings in the helm values file",
+        "2026-02-10T15:00:00+00:00",
+    ),
     ("Lunch on Fridays is usually at the ramen place", "2026-02-10T15:02:00+00:00"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("late_interaction", [True, False], ids=["late-interaction", "fast"])
@@ -214,10 +229,11 @@ def test_an_unrelated_query_gets_nothing_and_a_related_one_its_memory(
 
 def test_an_id_prefix_of_eight_or_more_characters_names_a_memory(service: MemoryService) -> None:
     lines = [
-        json.dumps({"id": f"aaaaaaaa-0000-4000-8000-00000000000{n}", "content": text,
-                    "category": "events"})
+        json.dumps(
+            {"id": f"aaaaaaaa-0000-4000-8000-00000000000{n}", "content": text, "category": "events"}
+        )
         for n, text in ((1, "First note about the move"), (2, "Second note about the move"))
-    ]  # fmt: skip
+    ]
     import_memories(service, lines)
     unique = service.remember("A note of its own", Category.EVENTS).memory
     assert service.get(unique.id[:8]).id == unique.id
@@ -235,8 +251,9 @@ def test_an_id_prefix_of_eight_or_more_characters_names_a_memory(service: Memory
 
 
 def test_listing_returns_the_most_recently_updated_first(service: MemoryService) -> None:
-    memories = [service.remember(f"Note {n} about the release", Category.EVENTS).memory
-                for n in range(8)]  # fmt: skip
+    memories = [
+        service.remember(f"Note {n} about the release", Category.EVENTS).memory for n in range(8)
+    ]
     service.update(memories[2].id, importance=0.9)  # now the most recently updated
     listed = service.list_memories(limit=3)
     assert [m.id for m in listed] == [memories[2].id, memories[7].id, memories[6].id]

@@ -29,7 +29,7 @@ from openclaw_tinmem.events import (
     PromptContext,
     SessionEvent,
     ToolRegistration,
-)  # fmt: skip
+)
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
 
@@ -61,9 +61,12 @@ class MemoryBinding:
         self.manager.hook.register_tools(register=self._register)
         session = session_id or str(uuid.uuid4())
         self.context = HookContext(
-            agent_id=agent_id, session_id=session, session_key=f"{agent_id}:{session}",
-            user_id=user_id, channel=channel,
-        )  # fmt: skip
+            agent_id=agent_id,
+            session_id=session,
+            session_key=f"{agent_id}:{session}",
+            user_id=user_id,
+            channel=channel,
+        )
         self._started = False
 
     def _register(self, tool: ToolRegistration) -> None:

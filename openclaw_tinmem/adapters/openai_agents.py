@@ -71,9 +71,11 @@ class AgentsMemory:
             return model_data
         if last_user == len(items) - 1:  # a new turn: recall for the user's message
             self._prompt = item_text(items[last_user])
-            history = [Message("user" if item["role"] == "user" else "assistant", item_text(item))
-                       for item in items[:last_user] if isinstance(item, dict)
-                       and item.get("role") in ("user", "assistant")]  # fmt: skip
+            history = [
+                Message("user" if item["role"] == "user" else "assistant", item_text(item))
+                for item in items[:last_user]
+                if isinstance(item, dict) and item.get("role") in ("user", "assistant")
+            ]
             self._added = await self.binding.prompt_context_async(self._prompt, history)
         instructions = model_data.instructions
         if self._added.prepend_system_context:

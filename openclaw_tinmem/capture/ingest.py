@@ -55,11 +55,14 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, int]:
         return {
-            "sessions": self.sessions, "turns": self.turns, "created": self.created,
-            "merged": self.merged, "unchanged": self.unchanged,
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "created": self.created,
+            "merged": self.merged,
+            "unchanged": self.unchanged,
             "turns_without_memory": self.turns_without_memory,
             "llm_fallbacks": self.llm_fallbacks,
-        }  # fmt: skip
+        }
 
 
 def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
@@ -69,9 +72,10 @@ def turns_of(transcript: Transcript, settings: Settings) -> list[TurnRecord]:
     scope = resolve_scope_setting(settings.capture_scope, Identity.from_context(transcript.ctx))
     messages = transcript.messages
     starts = [
-        index for index, message in enumerate(messages)
+        index
+        for index, message in enumerate(messages)
         if message.role == "user" and (index == 0 or messages[index - 1].role != "user")
-    ]  # fmt: skip
+    ]
     records = []
     for position, start in enumerate(starts):
         end = starts[position + 1] if position + 1 < len(starts) else len(messages)

@@ -153,8 +153,12 @@ class Journal:
 
     def record_failure(self, record: TurnRecord, error: str) -> None:
         """Append a visible trace of a turn that needed the fallback path."""
-        entry = {"turn_id": record.id, "at": utc_now().isoformat(), "attempts": record.attempts,
-                 "error": error}  # fmt: skip
+        entry = {
+            "turn_id": record.id,
+            "at": utc_now().isoformat(),
+            "attempts": record.attempts,
+            "error": error,
+        }
         descriptor = os.open(
             self.directory / FAILURES_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
         )

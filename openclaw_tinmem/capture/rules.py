@@ -66,8 +66,10 @@ RULES: tuple[CaptureRule, ...] = (
         0.6,
     ),
 )
-_REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+(.+)$",
-                       re.IGNORECASE | re.DOTALL)  # fmt: skip
+_REMEMBER = re.compile(
+    r"^\s*(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
 EXPLICIT_IMPORTANCE = 0.8
 MIN_SENTENCE_WORDS = 4
 

@@ -92,11 +92,13 @@ def transcript_files(paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found += sorted(
-                item for item in path.rglob("*")
-                if item.is_file() and ".deleted" not in item.name
+                item
+                for item in path.rglob("*")
+                if item.is_file()
+                and ".deleted" not in item.name
                 and (".jsonl" in item.name or item.suffix == ".json" or item.name == DATABASE)
                 and item.name != "sessions.json"
-            )  # fmt: skip
+            )
         else:
             found.append(path)
     return found
@@ -117,8 +119,13 @@ def detect(path: Path, text: str) -> str:
     return "messages"
 
 
-def read(paths: Iterable[Path], file_format: str = "auto", *, agent_id: str | None = None,
-         user_id: str | None = None) -> Reading:  # fmt: skip
+def read(
+    paths: Iterable[Path],
+    file_format: str = "auto",
+    *,
+    agent_id: str | None = None,
+    user_id: str | None = None,
+) -> Reading:
     """Every transcript in ``paths``; ``agent_id`` and ``user_id`` apply where a file does
     not say."""
     reading = Reading()
@@ -178,9 +185,10 @@ def _text(content: Any) -> str | None:
         parts = [part.get("text") for part in content if isinstance(part, dict)]
         kinds = [part.get("type", "text") for part in content if isinstance(part, dict)]
         return "\n".join(
-            str(text) for text, kind in zip(parts, kinds, strict=True)
+            str(text)
+            for text, kind in zip(parts, kinds, strict=True)
             if kind == "text" and isinstance(text, str)
-        )  # fmt: skip
+        )
     return None
 
 
@@ -257,9 +265,13 @@ def _decompressed(data: bytes | None) -> str:
 
 
 def _openclaw_session(
-    path: Path, lines: Iterable[tuple[int, str]], session: str, agent: str,
-    defaults: HookContext, problems: list[Problem],
-) -> Transcript:  # fmt: skip
+    path: Path,
+    lines: Iterable[tuple[int, str]],
+    session: str,
+    agent: str,
+    defaults: HookContext,
+    problems: list[Problem],
+) -> Transcript:
     """One session's transcript from its numbered event lines."""
     messages: list[Message] = []
     for number, line in _objects(path, lines, problems):
@@ -284,8 +296,9 @@ def _openclaw_session(
         sender = said.get("__openclaw")
         name = sender.get("senderName") if role == "user" and isinstance(sender, dict) else None
         identifier = line.get("id") or said.get("id")
-        messages.append(Message(role, words, name=_optional(name), timestamp=when,
-                                id=_optional(identifier)))  # fmt: skip
+        messages.append(
+            Message(role, words, name=_optional(name), timestamp=when, id=_optional(identifier))
+        )
     ctx = HookContext(agent_id=agent, session_id=session, user_id=defaults.user_id)
     return Transcript(f"{path}#{session}", ctx, messages)
 
@@ -312,8 +325,9 @@ def _messages(
         role = _role(line.get("role"))
         if role is None:
             allowed = "user, assistant, tool (system lines are passed over)"
-            problems.append(Problem(path, number, f"role: {line.get('role')!r} is not one of "
-                                    f"{allowed}"))  # fmt: skip
+            problems.append(
+                Problem(path, number, f"role: {line.get('role')!r} is not one of {allowed}")
+            )
             continue
         words = _text(line.get("content"))
         if words is None:
@@ -358,23 +372,27 @@ def _locomo(path: Path, text: str, defaults: HookContext) -> tuple[list[Transcri
             if not key.startswith("session_") or not isinstance(turns, list):
                 continue
             try:
-                start = datetime.strptime(str(conversation.get(f"{key}_date_time")),
-                                          LOCOMO_DATE_FORMAT)  # fmt: skip
+                start = datetime.strptime(
+                    str(conversation.get(f"{key}_date_time")), LOCOMO_DATE_FORMAT
+                )
             except ValueError:
-                problems.append(Problem(path, 1, f"{name} {key}_date_time: not like "
-                                                 "'1:56 pm on 8 May, 2023'"))  # fmt: skip
+                problems.append(
+                    Problem(path, 1, f"{name} {key}_date_time: not like '1:56 pm on 8 May, 2023'")
+                )
                 continue
             messages = [
                 Message(
                     "user" if turn.get("speaker") == user_speaker else "assistant",
-                    str(turn.get("text", "")), name=_optional(turn.get("speaker")),
+                    str(turn.get("text", "")),
+                    name=_optional(turn.get("speaker")),
                     timestamp=parse_timestamp(
                         start + timedelta(seconds=LOCOMO_SECONDS_BETWEEN * position)
                     ),
                     id=_optional(turn.get("dia_id")),
                 )
-                for position, turn in enumerate(turns) if isinstance(turn, dict)
-            ]  # fmt: skip
+                for position, turn in enumerate(turns)
+                if isinstance(turn, dict)
+            ]
             ctx = HookContext(
                 agent_id=defaults.agent_id, session_id=f"{name}:{key}", user_id=defaults.user_id
             )

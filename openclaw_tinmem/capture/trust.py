@@ -94,8 +94,9 @@ def mark_turn(
     users = {message_key(message) for message in turn if message.role == "user"}
     return [
         draft
-        if draft.provenance.message_ids and set(draft.provenance.message_ids) <= users
+        if draft.provenance.message_ids
+        and set(draft.provenance.message_ids) <= users
         and EPISODE_TAG not in draft.tags
         else distrusted(draft, reason)
         for draft in drafts
-    ]  # fmt: skip
+    ]

@@ -135,8 +135,10 @@ class CapturePipeline:
         if not self.service.access(identity).can_write(record.scope):
             logger.warning(
                 "%s may not write %s: turn %s is not captured",
-                identity.describe(), record.scope, record.id,
-            )  # fmt: skip
+                identity.describe(),
+                record.scope,
+                record.id,
+            )
             self.filter.count("skipped_no_write_access")
             return []
         if not self.filter.is_conversation(ctx):
@@ -241,8 +243,10 @@ class CaptureWorker:
         """Capture a turn the journal could not take (its directory gone, unwritable or
         full) from memory: not durable, but not lost while this process runs."""
         if len(self._held) == HELD_TURNS_KEPT:
-            logger.error("%d turns wait for a journal that cannot be written; the oldest is "
-                         "dropped", HELD_TURNS_KEPT)  # fmt: skip
+            logger.error(
+                "%d turns wait for a journal that cannot be written; the oldest is dropped",
+                HELD_TURNS_KEPT,
+            )
         self._held.append(record)
         self.start()
         self.notify()
@@ -284,8 +288,10 @@ class CaptureWorker:
         """Process every due turn; returns how many were finished."""
         if self.primary.service.store.read_only:  # nothing can be written: turns wait
             if not self._read_only_said:
-                logger.error("the store is read-only for this user: turns stay in the capture "
-                             "journal until it can be written")  # fmt: skip
+                logger.error(
+                    "the store is read-only for this user: turns stay in the capture "
+                    "journal until it can be written"
+                )
                 self._read_only_said = True
             return 0
         with self._busy:
@@ -296,8 +302,11 @@ class CaptureWorker:
                 return held  # another process is draining this journal
             except OSError as error:  # its directory is gone or unusable: held turns only
                 if str(error) != self._journal_problem:
-                    logger.error("cannot read the capture journal (%s); turns are captured "
-                                 "from memory until it can be written", error)  # fmt: skip
+                    logger.error(
+                        "cannot read the capture journal (%s); turns are captured "
+                        "from memory until it can be written",
+                        error,
+                    )
                 self._journal_problem = str(error)
                 return held
             self._journal_problem = ""
@@ -335,8 +344,12 @@ class CaptureWorker:
                     outcomes = self.primary.process(record)
                     used_fallback = False
                 except Exception as error:
-                    logger.warning("capture of held turn %s failed (%s: %s); using the no-LLM "
-                                   "rules", record.id, type(error).__name__, error)  # fmt: skip
+                    logger.warning(
+                        "capture of held turn %s failed (%s: %s); using the no-LLM rules",
+                        record.id,
+                        type(error).__name__,
+                        error,
+                    )
                     outcomes, used_fallback = self.fallback.process(record), True
             except Exception:
                 logger.exception("held turn %s could not be captured and is lost", record.id)
@@ -357,8 +370,11 @@ class CaptureWorker:
                 )
                 self.journal.defer(record, message, delay)
                 return 0
-            logger.error("capture of turn %s failed %d times; using the no-LLM rules", record.id,
-                         record.attempts + 1)  # fmt: skip
+            logger.error(
+                "capture of turn %s failed %d times; using the no-LLM rules",
+                record.id,
+                record.attempts + 1,
+            )
             record.attempts += 1
             self.journal.record_failure(record, message)
             outcomes = self.fallback.process(record)

@@ -19,7 +19,7 @@ from openclaw_tinmem.cli.app import (
     friendly_errors,
     main,
     progress_bar,
-)  # fmt: skip
+)
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
 
 TRANSCRIPT_FORMATS = ("auto", "openclaw", "messages", "locomo")  # capture.transcripts.FORMATS
@@ -93,10 +93,18 @@ def optimize(state: CliState, as_json: bool) -> None:
 @main.command()
 @click.argument("output", type=click.Path(dir_okay=False, allow_dash=True), default="-")
 @click.option("--scope", "scopes", multiple=True, help="Only this scope (repeatable).")
-@click.option("--category", "categories", multiple=True, type=CATEGORY_CHOICE,
-              help="Only these categories (repeatable).")  # fmt: skip
-@click.option("--before", type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]),
-              help="Only memories last updated before this date (UTC).")  # fmt: skip
+@click.option(
+    "--category",
+    "categories",
+    multiple=True,
+    type=CATEGORY_CHOICE,
+    help="Only these categories (repeatable).",
+)
+@click.option(
+    "--before",
+    type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]),
+    help="Only memories last updated before this date (UTC).",
+)
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.pass_obj
 def export(
@@ -171,9 +179,15 @@ def import_command(
             )
     problems = [problem.message for problem in report.problems]
     if as_json:
-        emit_json({"imported": report.imported, "unchanged": report.unchanged,
-                   "invalid": problems, "batches": report.batches,
-                   "redacted": report.redacted})  # fmt: skip
+        emit_json(
+            {
+                "imported": report.imported,
+                "unchanged": report.unchanged,
+                "invalid": problems,
+                "batches": report.batches,
+                "redacted": report.redacted,
+            }
+        )
         return
     click.echo(f"Imported {report.imported} memories; {report.unchanged} unchanged.")
     if report.redacted:
@@ -300,25 +314,38 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
-    "--format", "file_format", type=click.Choice(list(TRANSCRIPT_FORMATS)), default="auto",
+    "--format",
+    "file_format",
+    type=click.Choice(list(TRANSCRIPT_FORMATS)),
+    default="auto",
     show_default=True,
     help="openclaw: an OpenClaw session transcript (JSONL); messages: JSONL of role, content, "
     "timestamp, session; locomo: LoCoMo's JSON. auto: told apart by the content.",
-)  # fmt: skip
-@click.option("--agent", help="The agent the conversations belong to, where a file does not "
-              "say (OpenClaw's are named by their agents/<id>/ folder; default: "
-              "main).")  # fmt: skip
-@click.option("--user", help="The user the conversations were with, where a file does not "
-              "say.")  # fmt: skip
-@click.option("--skip-invalid", is_flag=True,
-              help="Ingest the readable files and report the others (default: ingest nothing "
-              "if any line of any file is invalid).")  # fmt: skip
+)
+@click.option(
+    "--agent",
+    help="The agent the conversations belong to, where a file does not "
+    "say (OpenClaw's are named by their agents/<id>/ folder; default: "
+    "main).",
+)
+@click.option("--user", help="The user the conversations were with, where a file does not say.")
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Ingest the readable files and report the others (default: ingest nothing "
+    "if any line of any file is invalid).",
+)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def ingest(
-    state: CliState, paths: tuple[Path, ...], file_format: str, agent: str | None,
-    user: str | None, skip_invalid: bool, as_json: bool,
-) -> None:  # fmt: skip
+    state: CliState,
+    paths: tuple[Path, ...],
+    file_format: str,
+    agent: str | None,
+    user: str | None,
+    skip_invalid: bool,
+    as_json: bool,
+) -> None:
     """Capture past conversations: transcripts put through automatic capture.
 
     PATHS are files, or folders searched for transcripts (an OpenClaw state folder such as
@@ -338,18 +365,23 @@ def ingest(
         if problems and not skip_invalid:
             for problem in problems:
                 click.echo(f"invalid: {problem}", err=True)
-            console().print(f"Nothing ingested: {len(problems)} invalid line(s); fix them or "
-                            "use --skip-invalid.")  # fmt: skip
+            console().print(
+                f"Nothing ingested: {len(problems)} invalid line(s); fix them or "
+                "use --skip-invalid."
+            )
             sys.exit(EXIT_INVALID)
         settings = state.settings
         pipeline, fallback = backfill.pipelines(state.service, settings)
         with progress_bar("Ingesting") as bar:
             task = bar.add_task("ingest", total=None)  # the turns are counted as they are cut
             report = backfill.ingest(
-                reading.transcripts, settings, pipeline, fallback,
+                reading.transcripts,
+                settings,
+                pipeline,
+                fallback,
                 progress=lambda n: bar.advance(task, n),
                 counted=lambda total: bar.update(task, total=total),
-            )  # fmt: skip
+            )
     summary = {"files": reading.files, **report.to_dict(), "invalid": problems}
     if as_json:
         emit_json(summary)

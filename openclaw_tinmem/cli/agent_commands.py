@@ -15,7 +15,7 @@ from openclaw_tinmem.cli.app import (
     friendly_errors,
     main,
     run_tool,
-)  # fmt: skip
+)
 
 
 @main.command()
@@ -106,8 +106,13 @@ def mcp(
 
 @mcp.command("token")
 @click.option("--name", default="agent", show_default=True, help="The token's name in config.")
-@click.option("--agent-id", "token_agent_id", default="main", show_default=True,
-              help="The agent the token stands for.")  # fmt: skip
+@click.option(
+    "--agent-id",
+    "token_agent_id",
+    default="main",
+    show_default=True,
+    help="The agent the token stands for.",
+)
 @click.option("--user-id", "token_user_id", help="The user that agent acts for.")
 @click.option("--admin", is_flag=True, help="The token acts as the administrator.")
 def mcp_token(name: str, token_agent_id: str, token_user_id: str | None, admin: bool) -> None:
@@ -217,9 +222,11 @@ def tool(state: CliState, name: str, arguments: str) -> None:
 
 @main.command()
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=0,
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
     help="Port on 127.0.0.1 (default: a free one).",
-)  # fmt: skip
+)
 @click.pass_obj
 def ui(state: CliState, port: int) -> None:
     """Serve the memory browser on 127.0.0.1: search and filter memories, open one to see its

@@ -134,8 +134,11 @@ def friendly_errors() -> Iterator[None]:
         console().print(f"[red]error:[/red] {error.message}", highlight=False)
         sys.exit(EXIT_INVALID)
     except UnicodeDecodeError as error:
-        console().print(f"[red]error:[/red] the input is not UTF-8 text ({error.reason} at "
-                        f"byte {error.start}); save it as UTF-8", highlight=False)  # fmt: skip
+        console().print(
+            f"[red]error:[/red] the input is not UTF-8 text ({error.reason} at "
+            f"byte {error.start}); save it as UTF-8",
+            highlight=False,
+        )
         sys.exit(EXIT_INVALID)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
@@ -162,9 +165,13 @@ def progress_bar(description: str) -> Progress:
     )
 
     return Progress(
-        TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console(), transient=False,
-    )  # fmt: skip
+        TextColumn(description),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console(),
+        transient=False,
+    )
 
 
 def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: bool) -> None:

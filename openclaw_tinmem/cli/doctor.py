@@ -16,7 +16,7 @@ from openclaw_tinmem.encoders.provisioning import (
     SOURCE_WHEEL_SHA256,
     bundled_model,
     verify_model,
-)  # fmt: skip
+)
 from openclaw_tinmem.errors import TinmemError
 
 
@@ -107,10 +107,11 @@ def similarity_floors_check(settings: Settings) -> dict[str, Any]:
 def _llm_check(settings: Settings) -> dict[str, Any]:
     if not settings.llm_configured():
         return _check(
-            "llm", True,
+            "llm",
+            True,
             "no LLM configured: NO-LLM MODE (rule-based capture, deterministic summaries, "
             "similarity dedup). Set TINMEM_LLM_BASE_URL / TINMEM_LLM_API_KEY to enable.",
-        )  # fmt: skip
+        )
     endpoint = settings.llm_base_url or "https://api.openai.com/v1 (default)"
     return _check("llm", True, f"{settings.llm_model} at {endpoint}, mode {settings.llm_mode}")
 

@@ -16,7 +16,7 @@ from openclaw_tinmem.cli.app import (
     friendly_errors,
     main,
     run_tool,
-)  # fmt: skip
+)
 from openclaw_tinmem.errors import InvalidArgumentError
 
 
@@ -86,8 +86,19 @@ def show(state: CliState, memory_id: str, as_json: bool) -> None:
     if as_json:
         emit_json(record)
         return
-    for name in ("id", "scope", "category", "importance", "tags", "source", "source_ref",
-                 "created_at", "updated_at", "access_count", "last_accessed_at"):  # fmt: skip
+    for name in (
+        "id",
+        "scope",
+        "category",
+        "importance",
+        "tags",
+        "source",
+        "source_ref",
+        "created_at",
+        "updated_at",
+        "access_count",
+        "last_accessed_at",
+    ):
         click.echo(f"{name}: {record[name]}")
     for name, value in memory.provenance.public_dict().items():
         shown = ", ".join(value) if isinstance(value, list) else value
@@ -322,8 +333,10 @@ def history(state: CliState, memory_id: str, as_json: bool) -> None:
             emit_json(event.to_dict())
             continue
         text = (event.after or event.before or {}).get("content", "")
-        click.echo(f"{event.event_id[:8]}  {event.at:%Y-%m-%d %H:%M:%S}  {event.action.value:<9}"
-                   f"  {event.actor} via {event.source}")  # fmt: skip
+        click.echo(
+            f"{event.event_id[:8]}  {event.at:%Y-%m-%d %H:%M:%S}  {event.action.value:<9}"
+            f"  {event.actor} via {event.source}"
+        )
         click.echo(f"          {text[:100]}" + (f"  ({event.note[:80]})" if event.note else ""))
 
 

@@ -41,8 +41,10 @@ def openclaw_check(path: Path) -> dict[str, Any] | None:
         return None
     problems = []
     if slot != PLUGIN_ID:
-        problems.append(f"OpenClaw's memory slot is {slot or 'memory-core'!r}, not tinmem: "
-                        f"openclaw config set plugins.slots.memory {PLUGIN_ID}")  # fmt: skip
+        problems.append(
+            f"OpenClaw's memory slot is {slot or 'memory-core'!r}, not tinmem: "
+            f"openclaw config set plugins.slots.memory {PLUGIN_ID}"
+        )
     hooks = (entry or {}).get("hooks") or {}
     if hooks.get("allowConversationAccess") is not True:
         problems.append(
@@ -51,5 +53,8 @@ def openclaw_check(path: Path) -> dict[str, Any] | None:
         )
     if problems:
         return {"name": "openclaw", "ok": False, "detail": f"{path}: " + "; ".join(problems)}
-    return {"name": "openclaw", "ok": True,
-            "detail": f"{path}: tinmem is OpenClaw's memory and its hooks are allowed"}  # fmt: skip
+    return {
+        "name": "openclaw",
+        "ok": True,
+        "detail": f"{path}: tinmem is OpenClaw's memory and its hooks are allowed",
+    }

@@ -82,8 +82,13 @@ def render_reference() -> str:
     lines = [f"<!-- generated: {REGENERATE} -->", "", *REFERENCE_INTRODUCTION.splitlines()]
     for name, field in Settings.model_fields.items():
         if name in GROUPS:
-            lines += ["", f"## {GROUPS[name]}", "", "| option | env var | default | meaning |",
-                      "|---|---|---|---|"]  # fmt: skip
+            lines += [
+                "",
+                f"## {GROUPS[name]}",
+                "",
+                "| option | env var | default | meaning |",
+                "|---|---|---|---|",
+            ]
         value = field.get_default(call_default_factory=True)
         default = "—" if value is None else f"`{toml_value(value)}`"
         lines.append(

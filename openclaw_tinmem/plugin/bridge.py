@@ -45,7 +45,7 @@ from openclaw_tinmem.events import (
     ToolRegistration,
     content_text,
     parse_timestamp,
-)  # fmt: skip
+)
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
 
@@ -56,8 +56,11 @@ WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds no
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
 # OpenClaw's message roles as ours (system and other messages are left out)
 OPENCLAW_ROLES: dict[str, Role] = {
-    "user": "user", "assistant": "assistant", "toolResult": "tool", "tool": "tool",
-}  # fmt: skip
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "tool",
+    "tool": "tool",
+}
 
 
 def message_id(item: dict[str, Any]) -> str | None:
@@ -91,21 +94,31 @@ def to_messages(raw: Any) -> tuple[Message, ...]:
         name = sender.get("senderName") if isinstance(sender, dict) and role == "user" else None
         messages.append(
             Message(
-                role, text, name=str(name) if name else None,
+                role,
+                text,
+                name=str(name) if name else None,
                 timestamp=parse_timestamp(item.get("timestamp")),
                 id=message_id(item),
             )
-        )  # fmt: skip
+        )
     return tuple(messages)
 
 
 def to_context(raw: Any) -> HookContext:
     """OpenClaw's hook or tool context (camelCase) as a ``HookContext``."""
     raw = raw if isinstance(raw, dict) else {}
-    names = {"agentId": "agent_id", "sessionId": "session_id", "sessionKey": "session_key",
-             "runId": "run_id", "userId": "user_id", "requesterSenderId": "user_id",
-             "messageChannel": "channel", "channelId": "channel", "messageProvider": "channel",
-             "senderId": "user_id"}  # fmt: skip
+    names = {
+        "agentId": "agent_id",
+        "sessionId": "session_id",
+        "sessionKey": "session_key",
+        "runId": "run_id",
+        "userId": "user_id",
+        "requesterSenderId": "user_id",
+        "messageChannel": "channel",
+        "channelId": "channel",
+        "messageProvider": "channel",
+        "senderId": "user_id",
+    }
     values: dict[str, Any] = {}
     for key, value in raw.items():
         name = names.get(key, key)
@@ -142,8 +155,10 @@ class Bridge:
             reply: dict[str, Any] = {"id": request_id, "result": self.handle(request)}
         except Exception as error:  # one bad request never stops the bridge
             logger.exception("bridge request failed")
-            reply = {"id": request_id, "error": {"type": type(error).__name__,
-                                                 "message": str(error)}}  # fmt: skip
+            reply = {
+                "id": request_id,
+                "error": {"type": type(error).__name__, "message": str(error)},
+            }
         text = json.dumps(reply, ensure_ascii=False, default=str)
         with self._write_lock:
             self.output.write(text + "\n")
@@ -157,10 +172,9 @@ class Bridge:
             return {"version": __version__}
         if method == "tools":
             return [
-                {"name": tool.name, "description": tool.description,
-                 "parameters": tool.parameters}
+                {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
                 for tool in self.tools.values()
-            ]  # fmt: skip
+            ]
         if method == "call_tool":
             tool = self.tools[str(params["name"])]
             result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
@@ -175,8 +189,9 @@ class Bridge:
         ctx = to_context(params.get("ctx"))
         hook = self.manager.hook
         if name == "before_prompt_build":
-            prompt = PromptBuildEvent(str(event.get("prompt") or ""),
-                                      to_messages(event.get("messages")))  # fmt: skip
+            prompt = PromptBuildEvent(
+                str(event.get("prompt") or ""), to_messages(event.get("messages"))
+            )
             added = join_contexts(hook.before_prompt_build(event=prompt, ctx=ctx))
             text = "\n\n".join(
                 part for part in (added.prepend_system_context, added.prepend_context) if part
@@ -185,16 +200,19 @@ class Bridge:
         if name == "agent_end":
             ended = AgentEndEvent(
                 messages=to_messages(event.get("messages")),
-                success=bool(event.get("success", True)), error=event.get("error"),
+                success=bool(event.get("success", True)),
+                error=event.get("error"),
                 run_id=str(event.get("runId") or ctx.run_id),
                 duration_ms=float(event.get("durationMs") or 0.0),
-            )  # fmt: skip
+            )
             hook.agent_end(event=ended, ctx=ctx)
             return {}
         if name in SESSION_HOOKS:
-            session = SessionEvent(str(event.get("sessionId") or ctx.session_id),
-                                   to_messages(event.get("messages")),
-                                   reason=event.get("reason"))  # fmt: skip
+            session = SessionEvent(
+                str(event.get("sessionId") or ctx.session_id),
+                to_messages(event.get("messages")),
+                reason=event.get("reason"),
+            )
             getattr(hook, name)(event=session, ctx=ctx)
             return {}
         raise ValueError(f"unknown hook {name!r}")

@@ -40,7 +40,7 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
     ToolResult,
-)  # fmt: skip
+)
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
@@ -78,8 +78,12 @@ def excluded(agent_id: str, patterns: list[str]) -> bool:
 class TinmemPlugin:
     """Hook implementations; each is a few lines that call the service."""
 
-    def __init__(self, settings: Settings | None = None, service: MemoryService | None = None,
-                 extractor: Extractor | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        service: MemoryService | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
         self._settings = settings
         self._service = service
         self._extractor = extractor
@@ -91,8 +95,12 @@ class TinmemPlugin:
 
     # ----------------------------------------------------------------- wiring
 
-    def configure(self, settings: Settings | None = None, service: MemoryService | None = None,
-                  extractor: Extractor | None = None) -> None:  # fmt: skip
+    def configure(
+        self,
+        settings: Settings | None = None,
+        service: MemoryService | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
         """Set what the plugin runs on; call before its first hook (the entry-point object)."""
         with self._build_lock:
             if self._service is not None or self._worker is not None:
@@ -116,8 +124,9 @@ class TinmemPlugin:
                             "openclaw-tinmem is DEGRADED: %s. No memory is recalled or "
                             "captured; turns are journalled raw in %s for later; "
                             "'tinmem doctor' shows the problem",
-                            error.message, fallback_journal_path(),
-                        )  # fmt: skip
+                            error.message,
+                            fallback_journal_path(),
+                        )
                     self.config_error = error
                     raise
                 self.config_error = None
@@ -212,10 +221,11 @@ class TinmemPlugin:
             future = self.recall_pool.submit(self.recall_for_prompt, event.prompt, ctx)
             hits = future.result(timeout=self.settings.recall_timeout_seconds)
             block = render_block(
-                hits, token_budget=self.settings.injection_token_budget,
+                hits,
+                token_budget=self.settings.injection_token_budget,
                 detailed_items=self.settings.injection_detail_items,
                 visible_context=[message.content for message in event.messages],
-            )  # fmt: skip
+            )
         except FutureTimeout:
             logger.warning(
                 "memory recall exceeded %.1fs; no memory this turn",
@@ -312,12 +322,14 @@ class TinmemPlugin:
         ):
             spoken = [m for m in event.messages if m.role in ("user", "assistant")]
             recent = spoken[-SESSION_MESSAGES_KEPT:]  # a summary is of what was said
-            self.journal.write(TurnRecord(
-                messages=redacted(recent),
-                scope=self.capture_scope(ctx),
-                ctx=ctx,
-                kind="session",
-            ))  # fmt: skip
+            self.journal.write(
+                TurnRecord(
+                    messages=redacted(recent),
+                    scope=self.capture_scope(ctx),
+                    ctx=ctx,
+                    kind="session",
+                )
+            )
 
     @hookimpl
     def session_end(self, event: SessionEvent, ctx: HookContext) -> None:
@@ -339,10 +351,15 @@ class TinmemPlugin:
         degraded = self.degraded()
         tool_sets = "both" if degraded else self.settings.tool_sets
         for spec in tool_definitions(tool_sets, not degraded and self.settings.history_tool):
-            register(ToolRegistration(
-                name=spec.name, description=spec.description, parameters=spec.parameters(),
-                handler=toolbox.handler(spec.name), async_handler=toolbox.async_handler(spec.name),
-            ))  # fmt: skip
+            register(
+                ToolRegistration(
+                    name=spec.name,
+                    description=spec.description,
+                    parameters=spec.parameters(),
+                    handler=toolbox.handler(spec.name),
+                    async_handler=toolbox.async_handler(spec.name),
+                )
+            )
 
 
 class LazyToolbox:

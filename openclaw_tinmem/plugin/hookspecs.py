@@ -18,7 +18,7 @@ from openclaw_tinmem.events import (
     PromptContext,
     SessionEvent,
     ToolRegistration,
-)  # fmt: skip
+)
 
 PROJECT_NAME = "openclaw"
 ENTRY_POINT_GROUP = "openclaw.plugins"

@@ -86,8 +86,15 @@ class Session:
 def new_session(agent_id: str, user_id: str | None, channel: str | None = None) -> Session:
     session_id = str(uuid.uuid4())
     key = f"{agent_id}:{session_id}"
-    return Session(HookContext(agent_id=agent_id, session_id=session_id, session_key=key,
-                               user_id=user_id, channel=channel))  # fmt: skip
+    return Session(
+        HookContext(
+            agent_id=agent_id,
+            session_id=session_id,
+            session_key=key,
+            user_id=user_id,
+            channel=channel,
+        )
+    )
 
 
 def said(role: Role, said: str | Message) -> Message:
@@ -151,8 +158,9 @@ class Host:
         """Call a hook; a hookimpl's awaitable result is awaited on a private event loop."""
         return [asyncio.run(_awaited(r)) if inspect.isawaitable(r) else r for r in hook(**kwargs)]
 
-    def start_session(self, *, agent_id: str = "main", user_id: str | None = None,
-                      channel: str | None = None) -> Session:  # fmt: skip
+    def start_session(
+        self, *, agent_id: str = "main", user_id: str | None = None, channel: str | None = None
+    ) -> Session:
         session = new_session(agent_id, user_id, channel)
         event = SessionEvent(session.ctx.session_id)
         self._call(self.manager.hook.session_start, event=event, ctx=session.ctx)
@@ -193,8 +201,9 @@ class AsyncHost:
         results = await asyncio.to_thread(hook, **kwargs)
         return [await result if inspect.isawaitable(result) else result for result in results]
 
-    async def start_session(self, *, agent_id: str = "main", user_id: str | None = None,
-                            channel: str | None = None) -> Session:  # fmt: skip
+    async def start_session(
+        self, *, agent_id: str = "main", user_id: str | None = None, channel: str | None = None
+    ) -> Session:
         session = new_session(agent_id, user_id, channel)
         event = SessionEvent(session.ctx.session_id)
         await self._call(self.manager.hook.session_start, event=event, ctx=session.ctx)

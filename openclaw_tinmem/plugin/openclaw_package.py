@@ -24,31 +24,40 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "command": {
-            "type": "array", "items": {"type": "string"}, "minItems": 1,
-            "description": "How to start the Python side (default: [\"tinmem\", \"bridge\"])",
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "description": 'How to start the Python side (default: ["tinmem", "bridge"])',
         },
         "env": {
-            "type": "object", "additionalProperties": {"type": "string"},
+            "type": "object",
+            "additionalProperties": {"type": "string"},
             "description": "Environment for the Python side, e.g. TINMEM_DB_PATH, "
             "TINMEM_CONFIG or TINMEM_LLM_BASE_URL",
         },
         "recallTimeoutMs": {
-            "type": "integer", "minimum": 100, "default": 3000,
+            "type": "integer",
+            "minimum": 100,
+            "default": 3000,
             "description": "before_prompt_build gives up after this long: the turn goes on "
             "without memory",
         },
         "toolTimeoutMs": {
-            "type": "integer", "minimum": 100, "default": 15000,
+            "type": "integer",
+            "minimum": 100,
+            "default": 15000,
             "description": "A tool call answers with an error after this long",
         },
         "toolSets": {
-            "type": "array", "items": {"enum": ["tinmem", "workspace", "history"]},
+            "type": "array",
+            "items": {"enum": ["tinmem", "workspace", "history"]},
             "default": ["tinmem", "workspace"],
             "description": "Which tools to offer; match the Python side's tool_sets and "
             "history_tool",
         },
         "injectAs": {
-            "enum": ["prependContext", "prependSystemContext"], "default": "prependContext",
+            "enum": ["prependContext", "prependSystemContext"],
+            "default": "prependContext",
             "description": "Where the <agent-experience> block goes: before the user's "
             "message (default) or into the system prompt",
         },
@@ -57,15 +66,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
         # memory_search, memory_get and its file-memory instructions. tinmem consolidates its
         # own store, so the default keeps memory-core out.
         "dreaming": {
-            "type": "object", "additionalProperties": False, "default": {"enabled": False},
-            "properties": {"enabled": {
-                "type": "boolean", "default": False,
-                "description": "Also load OpenClaw's memory-core as a dreaming sidecar (its "
-                "file memory, memory_search/memory_get tools and instructions); off with tinmem",
-            }},
+            "type": "object",
+            "additionalProperties": False,
+            "default": {"enabled": False},
+            "properties": {
+                "enabled": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Also load OpenClaw's memory-core as a dreaming sidecar "
+                    "(its file memory, memory_search/memory_get tools and instructions); off "
+                    "with tinmem",
+                }
+            },
         },
     },
-}  # fmt: skip
+}
 
 
 CLI_COMMAND = {
@@ -78,10 +93,14 @@ CLI_COMMAND = {
 def tools() -> list[dict[str, Any]]:
     """Every tool the plugin may register (the Python side's tool_sets decide which work)."""
     return [
-        {"name": tool.name, "description": tool.description, "parameters": tool.parameters(),
-         "set": tool.tool_set}
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters(),
+            "set": tool.tool_set,
+        }
         for tool in ALL_TOOLS
-    ]  # fmt: skip
+    ]
 
 
 def manifest() -> dict[str, Any]:

@@ -116,10 +116,11 @@ class RecallPipeline:
         ]
         if period is not None:  # a named time: what was said then comes first
             hits = [
-                hit if period.holds(hit.memory.created_at)
+                hit
+                if period.holds(hit.memory.created_at)
                 else replace(hit, score=hit.score * (1 - settings.time_weight))
                 for hit in hits
-            ]  # fmt: skip
+            ]
         hits = [
             hit
             for hit in hits

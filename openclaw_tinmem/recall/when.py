@@ -18,8 +18,20 @@ from datetime import UTC, datetime, timedelta
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
 MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 AMOUNT = r"\d{1,3}|" + "|".join(NUMBERS)
 MINIMUM_WORDS_LEFT = 3
 

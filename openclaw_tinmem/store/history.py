@@ -44,10 +44,22 @@ FLUSH_EVENTS = 256
 UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 # what a restore rebuilds a memory from; access statistics and vectors are not history
 STATE_FIELDS = (
-    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
-    "created_at", "updated_at", "source", "source_ref", "content_hash", "context",
+    "id",
+    "scope",
+    "category",
+    "headline",
+    "summary",
+    "content",
+    "importance",
+    "tags",
+    "created_at",
+    "updated_at",
+    "source",
+    "source_ref",
+    "content_hash",
+    "context",
     "provenance",
-)  # fmt: skip
+)
 
 
 class HistoryAction(StrEnum):
@@ -83,18 +95,31 @@ class HistoryEvent:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "event_id": self.event_id, "memory_id": self.memory_id, "action": self.action.value,
-            "at": self.at.isoformat(), "actor": self.actor, "source": self.source,
-            "note": self.note, "before": self.before, "after": self.after,
-        }  # fmt: skip
+            "event_id": self.event_id,
+            "memory_id": self.memory_id,
+            "action": self.action.value,
+            "at": self.at.isoformat(),
+            "actor": self.actor,
+            "source": self.source,
+            "note": self.note,
+            "before": self.before,
+            "after": self.after,
+        }
 
 
-SCHEMA = pa.schema([
-    pa.field("event_id", pa.string()), pa.field("memory_id", pa.string()),
-    pa.field("action", pa.string()), pa.field("at", pa.timestamp("us", tz="UTC")),
-    pa.field("actor", pa.string()), pa.field("source", pa.string()), pa.field("note", pa.string()),
-    pa.field("before", pa.string()), pa.field("after", pa.string()),
-])  # fmt: skip
+SCHEMA = pa.schema(
+    [
+        pa.field("event_id", pa.string()),
+        pa.field("memory_id", pa.string()),
+        pa.field("action", pa.string()),
+        pa.field("at", pa.timestamp("us", tz="UTC")),
+        pa.field("actor", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("note", pa.string()),
+        pa.field("before", pa.string()),
+        pa.field("after", pa.string()),
+    ]
+)
 
 
 class HistoryLog:
@@ -170,14 +195,18 @@ class HistoryLog:
             return
         rows = [
             {
-                "event_id": event.event_id, "memory_id": event.memory_id,
-                "action": event.action.value, "at": event.at, "actor": event.actor,
-                "source": event.source, "note": event.note,
+                "event_id": event.event_id,
+                "memory_id": event.memory_id,
+                "action": event.action.value,
+                "at": event.at,
+                "actor": event.actor,
+                "source": event.source,
+                "note": event.note,
                 "before": None if event.before is None else json.dumps(event.before),
                 "after": None if event.after is None else json.dumps(event.after),
             }
             for event in events
-        ]  # fmt: skip
+        ]
         self.table.add(pa.Table.from_pylist(rows, schema=SCHEMA))
 
     def events(self, memory_id: str) -> list[HistoryEvent]:
@@ -186,14 +215,18 @@ class HistoryLog:
         rows = self.table.search().where(f"memory_id = {quote(memory_id)}").limit(None).to_list()
         events = [
             HistoryEvent(
-                memory_id=row["memory_id"], action=HistoryAction(row["action"]),
+                memory_id=row["memory_id"],
+                action=HistoryAction(row["action"]),
                 before=json.loads(row["before"]) if row["before"] else None,
                 after=json.loads(row["after"]) if row["after"] else None,
-                actor=row["actor"] or "", source=row["source"] or "", note=row["note"] or "",
-                at=row["at"], event_id=row["event_id"],
+                actor=row["actor"] or "",
+                source=row["source"] or "",
+                note=row["note"] or "",
+                at=row["at"],
+                event_id=row["event_id"],
             )
             for row in rows
-        ]  # fmt: skip
+        ]
         return sorted(events, key=lambda event: event.at)
 
     def memory_ids_starting(self, prefix: str) -> list[str]:
@@ -202,9 +235,12 @@ class HistoryLog:
             return []
         self.flush()
         rows = (
-            self.table.search().where(f"memory_id LIKE '{prefix}%'").select(["memory_id"])
-            .limit(None).to_list()
-        )  # fmt: skip
+            self.table.search()
+            .where(f"memory_id LIKE '{prefix}%'")
+            .select(["memory_id"])
+            .limit(None)
+            .to_list()
+        )
         return sorted({row["memory_id"] for row in rows})
 
     def prune(self, retention: timedelta, version_retention: timedelta) -> None:

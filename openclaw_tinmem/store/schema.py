@@ -27,10 +27,24 @@ HISTORY_TABLE = "memory_history"
 # columns added since the first release, added with nulls when an older table is opened
 ADDED_FIELDS = [TOKEN_VECTORS_FIELD, CONTEXT_FIELD, PROVENANCE_FIELD]
 MEMORY_COLUMNS = [
-    "id", "scope", "category", "headline", "summary", "content", "importance", "tags",
-    "created_at", "updated_at", "last_accessed_at", "access_count", "source", "source_ref",
-    "content_hash", "context", "provenance",
-]  # fmt: skip
+    "id",
+    "scope",
+    "category",
+    "headline",
+    "summary",
+    "content",
+    "importance",
+    "tags",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "access_count",
+    "source",
+    "source_ref",
+    "content_hash",
+    "context",
+    "provenance",
+]
 
 
 def memory_schema(model_name: str, dimension: int) -> pa.Schema:

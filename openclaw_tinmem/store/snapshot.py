@@ -112,7 +112,10 @@ class Snapshot:
         vocabulary: dict[str, int] = {}
         ids = records.column("id").to_pylist()
         return cls(
-            version=version, records=records, buffer=VectorBuffer(matrix), size=len(ids),
+            version=version,
+            records=records,
+            buffer=VectorBuffer(matrix),
+            size=len(ids),
             alive=np.ones(len(ids), dtype=bool),
             scope_codes=_codes(records.column("scope").to_pylist(), vocabulary),
             category_codes=_codes(records.column("category").to_pylist(), vocabulary),
@@ -120,7 +123,7 @@ class Snapshot:
             positions={memory_id: position for position, memory_id in enumerate(ids)},
             addresses=addresses if addresses is not None else np.full(len(ids), -1, np.int64),
             fragments=fragments,
-        )  # fmt: skip
+        )
 
     @staticmethod
     def matrix_of(table: pa.Table, dimension: int) -> Matrix:
@@ -295,9 +298,19 @@ class Snapshot:
             )
             for offset, memory_id in enumerate(new_ids):
                 positions[memory_id] = self.size + offset
-        return Snapshot(version, records, buffer, self.size + len(new_ids), alive, scope_codes,
-                        category_codes, self.vocabulary, positions, row_addresses,
-                        self.fragments)  # fmt: skip
+        return Snapshot(
+            version,
+            records,
+            buffer,
+            self.size + len(new_ids),
+            alive,
+            scope_codes,
+            category_codes,
+            self.vocabulary,
+            positions,
+            row_addresses,
+            self.fragments,
+        )
 
     def touched(
         self, version: int, memory_ids: Sequence[str], when: datetime, times: int = 1

@@ -84,9 +84,12 @@ class MemoryStore:
         self.read_only = settings.is_local_store() and not is_writable(self._directory())
         if self.read_only:
             self.table = open_existing(
-                self.database, settings.table_name, self.schema(), uri=self.uri,
+                self.database,
+                settings.table_name,
+                self.schema(),
+                uri=self.uri,
                 verify_model=verify_model,
-            )  # fmt: skip
+            )
             self.history = HistoryLog(self.database, read_only=True)
         else:
             with self.write_lock():
@@ -302,9 +305,12 @@ class MemoryStore:
             for commit in commits:
                 written = data.take(pa.array(commit.rows, type=pa.int64()))
                 change = partial(
-                    Snapshot.changed, version=commit.version, upserted=written,
-                    vectors=matrix[commit.rows], deleted=(),
-                )  # fmt: skip
+                    Snapshot.changed,
+                    version=commit.version,
+                    upserted=written,
+                    vectors=matrix[commit.rows],
+                    deleted=(),
+                )
                 self._published(commit.version, change)
             if commits:
                 self._after_write()

@@ -70,9 +70,10 @@ READ_SCOPE_HELP = (
 
 class RecallArguments(ToolArguments):
     query: str = Field(
-        min_length=1, max_length=MAX_QUERY_CHARACTERS,
+        min_length=1,
+        max_length=MAX_QUERY_CHARACTERS,
         description="What to look for, in natural language",
-    )  # fmt: skip
+    )
     scope: str | list[str] | None = Field(None, description=READ_SCOPE_HELP)
     categories: list[Category] | None = Field(
         None, description=f"Only these categories: {CATEGORY_NAMES}"
@@ -108,9 +109,11 @@ class ForgetArguments(ToolArguments):
         None, description="The id of the memory to delete (or its first 8+ characters)"
     )
     query: str | None = Field(
-        None, min_length=1, max_length=MAX_QUERY_CHARACTERS,
+        None,
+        min_length=1,
+        max_length=MAX_QUERY_CHARACTERS,
         description="Delete memories matching this query (only confident matches are deleted)",
-    )  # fmt: skip
+    )
     scope: str | list[str] | None = Field(
         None,
         description="Only delete within this scope or these scopes (default: every scope you "

@@ -48,11 +48,16 @@ def build_server(toolbox: Toolbox) -> Any:
     from openclaw_tinmem import __version__
 
     async def list_tools(context: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=definition.name, description=definition.description,
-                       input_schema=definition.parameters())
-            for definition in toolbox.definitions()
-        ])  # fmt: skip
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=definition.name,
+                    description=definition.description,
+                    input_schema=definition.parameters(),
+                )
+                for definition in toolbox.definitions()
+            ]
+        )
 
     async def call_tool(context: Any, params: Any) -> Any:
         identity = request_identity(context)
@@ -69,8 +74,13 @@ def build_server(toolbox: Toolbox) -> Any:
         "Persistent memory: recall, store, forget and update memories; "
         "search, write, read and browse workspace files."
     )
-    return Server(SERVER_NAME, version=__version__, instructions=instructions,
-                  on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def request_identity(context: Any) -> Identity | None:
@@ -136,9 +146,16 @@ def require_tokens(app: ASGIApp, tokens: TokenIdentities) -> ASGIApp:
         if identity is None:
             reason = "missing bearer token" if not header else "unknown bearer token"
             body = json.dumps({"error": {"type": "unauthorized", "message": reason}}).encode()
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-            ]})  # fmt: skip
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b"Bearer"),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         scope.setdefault("state", {})[IDENTITY_STATE_KEY] = identity

@@ -69,9 +69,11 @@ class MemoryTools:
 
     def handlers(self) -> list[tuple[ToolDefinition, Handler]]:
         functions: dict[str, Handler] = {
-            "memory_recall": self.recall, "memory_store": self.store,
-            "memory_forget": self.forget, "memory_update": self.update,
-        }  # fmt: skip
+            "memory_recall": self.recall,
+            "memory_store": self.store,
+            "memory_forget": self.forget,
+            "memory_update": self.update,
+        }
         return [(definition, functions[definition.name]) for definition in TINMEM_TOOLS]
 
     def history_handlers(self) -> list[tuple[ToolDefinition, Handler]]:

@@ -37,8 +37,13 @@ def rate_key(identity: Identity) -> str:
 class WorkspaceTools:
     """Handlers of the workspace tools over one WorkspaceStore."""
 
-    def __init__(self, service: MemoryService, *, clock: Callable[[], datetime] = utc_now,
-                 rate_clock: Callable[[], float] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        service: MemoryService,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        rate_clock: Callable[[], float] | None = None,
+    ) -> None:
         self.service = service
         self.workspace = WorkspaceStore(service.store, service.embedder)
         self.clock = clock
@@ -59,25 +64,36 @@ class WorkspaceTools:
 
     def handlers(self) -> list[tuple[ToolDefinition, Handler]]:
         functions: dict[str, Handler] = {
-            "memory_search": self.search, "memory_write": self.write,
-            "memory_read": self.read, "memory_tree": self.tree,
-        }  # fmt: skip
+            "memory_search": self.search,
+            "memory_write": self.write,
+            "memory_read": self.read,
+            "memory_tree": self.tree,
+        }
         return [(definition, functions[definition.name]) for definition in WORKSPACE_TOOLS]
 
     def search(self, arguments: SearchArguments, identity: Identity) -> ToolResult:
         results: list[dict[str, Any]] = [
-            {"content": hit.content, "score": hit.score, "document_id": hit.document_id,
-             "is_hybrid_match": hit.is_hybrid_match, "path": hit.path}
+            {
+                "content": hit.content,
+                "score": hit.score,
+                "document_id": hit.document_id,
+                "is_hybrid_match": hit.is_hybrid_match,
+                "path": hit.path,
+            }
             for hit in self.workspace.search(arguments.query, arguments.limit)
-        ]  # fmt: skip
+        ]
         if self.service.settings.workspace_search_memories:
             hits = self.service.recall(arguments.query, limit=arguments.limit, identity=identity)
             results += [
-                {"content": hit.memory.text_at(Level.L1), "score": round(hit.score, 4),
-                 "document_id": hit.memory.id, "is_hybrid_match": hit.match.value == "both",
-                 "path": f"memories/{hit.memory.category.value}"}
+                {
+                    "content": hit.memory.text_at(Level.L1),
+                    "score": round(hit.score, 4),
+                    "document_id": hit.memory.id,
+                    "is_hybrid_match": hit.match.value == "both",
+                    "path": f"memories/{hit.memory.category.value}",
+                }
                 for hit in hits
-            ]  # fmt: skip
+            ]
             results = sorted(results, key=lambda result: -result["score"])[: arguments.limit]
         text = "\n".join(
             f"- {r['content'][:200]} ({r['path']}, score {r['score']})" for r in results
@@ -96,16 +112,22 @@ class WorkspaceTools:
             separator = "\n"
         document = self.workspace.write(path, content, append=arguments.append, separator=separator)
         written = content if arguments.append and document.content != content else document.content
-        data = {"status": "written", "path": document.path, "append": arguments.append,
-                "content_length": len(written.encode("utf-8"))}  # fmt: skip
+        data = {
+            "status": "written",
+            "path": document.path,
+            "append": arguments.append,
+            "content_length": len(written.encode("utf-8")),
+        }
         return ToolResult(data, f"Wrote {data['content_length']} bytes to {document.path}.")
 
     def read(self, arguments: ReadArguments, identity: Identity) -> ToolResult:
         document = self.workspace.read(normalise_path(arguments.path))
         data = {
-            "path": document.path, "content": document.content,
-            "word_count": word_count(document.content), "updated_at": rfc3339(document.updated_at),
-        }  # fmt: skip
+            "path": document.path,
+            "content": document.content,
+            "word_count": word_count(document.content),
+            "updated_at": rfc3339(document.updated_at),
+        }
         return ToolResult(data, document.content)
 
     def tree(self, arguments: TreeArguments, identity: Identity) -> ToolResult:

@@ -87,10 +87,14 @@ async def json_body(request: Request) -> dict[str, Any]:
 
 def summary(memory: Memory) -> dict[str, Any]:
     return {
-        "id": memory.id, "scope": memory.scope, "category": memory.category.value,
-        "headline": memory.headline, "importance": memory.importance, "tags": memory.tags,
+        "id": memory.id,
+        "scope": memory.scope,
+        "category": memory.category.value,
+        "headline": memory.headline,
+        "importance": memory.importance,
+        "tags": memory.tags,
         "updated_at": memory.updated_at.isoformat(),
-    }  # fmt: skip
+    }
 
 
 def build_app(service: MemoryService, identity: Identity, token: str | None = None) -> Starlette:
@@ -131,12 +135,18 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         text = (query.get("q") or "").strip()
         if not text:
             total, page_items = service.page(
-                scopes=scopes, categories=categories or None, before=before_parameter(query),
-                tags=tags, offset=offset_parameter(query), limit=PAGE_SIZE, identity=identity,
-            )  # fmt: skip
+                scopes=scopes,
+                categories=categories or None,
+                before=before_parameter(query),
+                tags=tags,
+                offset=offset_parameter(query),
+                limit=PAGE_SIZE,
+                identity=identity,
+            )
             return {"total": total, "memories": [summary(m) for m in page_items]}
-        hits = service.recall(text, scopes=scopes, categories=categories or None,
-                              limit=PAGE_SIZE, identity=identity)  # fmt: skip
+        hits = service.recall(
+            text, scopes=scopes, categories=categories or None, limit=PAGE_SIZE, identity=identity
+        )
         found = [hit.memory for hit in hits if set(tags) <= set(hit.memory.tags)]
         return {"total": len(found), "memories": [summary(m) for m in found]}
 
@@ -162,8 +172,9 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
 
     async def bring_back(request: Request) -> Any:
         body = await json_body(request)
-        memory = restore(service, request.path_params["memory_id"],
-                         to_event=body.get("to"), identity=identity)  # fmt: skip
+        memory = restore(
+            service, request.path_params["memory_id"], to_event=body.get("to"), identity=identity
+        )
         return {"memory": memory.public_dict()}
 
     async def stats(request: Request) -> Any:

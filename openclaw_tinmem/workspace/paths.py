@@ -33,8 +33,9 @@ def is_protected(path: str) -> bool:
     Unicode form, with spaces or trailing dots added (``IDENTITY .md``, ``SOUL.md.``), or as
     a copy under a further extension (``IDENTITY.md.bak``)."""
     name = _comparable(path.split("/")[-1])
-    return any(name == protected or name.startswith(protected + ".")
-               for protected in _PROTECTED_NAMES)  # fmt: skip
+    return any(
+        name == protected or name.startswith(protected + ".") for protected in _PROTECTED_NAMES
+    )
 
 
 def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) -> str:
@@ -69,8 +70,11 @@ def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) 
 
 def resolve_target(target: str, today: datetime) -> str:
     """The file a memory_write target names: memory, daily_log, heartbeat or a custom path."""
-    named = {"memory": MEMORY_FILE, "heartbeat": HEARTBEAT_FILE,
-             "daily_log": f"{DAILY_DIRECTORY}/{today:%Y-%m-%d}.md"}  # fmt: skip
+    named = {
+        "memory": MEMORY_FILE,
+        "heartbeat": HEARTBEAT_FILE,
+        "daily_log": f"{DAILY_DIRECTORY}/{today:%Y-%m-%d}.md",
+    }
     path = named.get(target) or normalise_path(target, field="target")
     if is_protected(path):
         raise InvalidArgumentError(

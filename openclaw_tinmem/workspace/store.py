@@ -87,13 +87,26 @@ class WorkspaceStore:
         self.embedder = embedder
         database = store.database
         timestamp = pa.timestamp("us", tz="UTC")
-        documents = pa.schema([pa.field("id", pa.string()), pa.field("path", pa.string()),
-                               pa.field("content", pa.string()), pa.field("created_at", timestamp),
-                               pa.field("updated_at", timestamp)])  # fmt: skip
+        documents = pa.schema(
+            [
+                pa.field("id", pa.string()),
+                pa.field("path", pa.string()),
+                pa.field("content", pa.string()),
+                pa.field("created_at", timestamp),
+                pa.field("updated_at", timestamp),
+            ]
+        )
         vector = pa.list_(pa.float32(), embedder.dimension)
-        chunks = pa.schema([pa.field("document_id", pa.string()), pa.field("path", pa.string()),
-                            pa.field("position", pa.int32()), pa.field("text", pa.string()),
-                            pa.field("vector", vector), CHUNK_REVISION_FIELD])  # fmt: skip
+        chunks = pa.schema(
+            [
+                pa.field("document_id", pa.string()),
+                pa.field("path", pa.string()),
+                pa.field("position", pa.int32()),
+                pa.field("text", pa.string()),
+                pa.field("vector", vector),
+                CHUNK_REVISION_FIELD,
+            ]
+        )
         if store.read_only:  # read as they are; a store without them has no documents
             present = set(database.list_tables().tables)
             empty = lancedb.connect("memory://")
@@ -149,9 +162,12 @@ class WorkspaceStore:
                 else:
                     body = content
                 document = Document(
-                    id=existing.id if existing else str(uuid.uuid4()), path=path, content=body,
-                    created_at=existing.created_at if existing else now, updated_at=now,
-                )  # fmt: skip
+                    id=existing.id if existing else str(uuid.uuid4()),
+                    path=path,
+                    content=body,
+                    created_at=existing.created_at if existing else now,
+                    updated_at=now,
+                )
                 if self._commit(document, existing):
                     self._write_chunks(document, existing)
                     self.store.upkeep.wrote(
@@ -165,10 +181,18 @@ class WorkspaceStore:
 
     def _commit(self, document: Document, existing: Document | None) -> bool:
         """Write the document row; False if another writer came first (read and try again)."""
-        row = pa.Table.from_pylist([{
-            "id": document.id, "path": document.path, "content": document.content,
-            "created_at": document.created_at, "updated_at": document.updated_at,
-        }], schema=self.documents.schema)  # fmt: skip
+        row = pa.Table.from_pylist(
+            [
+                {
+                    "id": document.id,
+                    "path": document.path,
+                    "content": document.content,
+                    "created_at": document.created_at,
+                    "updated_at": document.updated_at,
+                }
+            ],
+            schema=self.documents.schema,
+        )
         if existing is not None:
             unchanged = f"target.updated_at = {timestamp_literal(existing.updated_at)}"
             merge = merge_on_id(self.documents).when_matched_update_all(where=unchanged)
@@ -191,10 +215,16 @@ class WorkspaceStore:
         pieces = chunk_text(document.content) or [document.content]
         vectors = self._vectors_for(pieces, existing.id if existing else None)
         chunk_rows = [
-            {"document_id": document.id, "path": document.path, "position": position,
-             "text": piece, "vector": vector, "updated_at": document.updated_at}
+            {
+                "document_id": document.id,
+                "path": document.path,
+                "position": position,
+                "text": piece,
+                "vector": vector,
+                "updated_at": document.updated_at,
+            }
             for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
-        ]  # fmt: skip
+        ]
         self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
         current = self.get(document.path)
         revision = current.updated_at if current is not None else document.updated_at
@@ -212,9 +242,12 @@ class WorkspaceStore:
         known: dict[str, Any] = {}
         if document_id is not None:
             rows = (
-                self.chunks.search().where(f"document_id = {quote(document_id)}")
-                .select(["text", "vector"]).limit(None).to_list()
-            )  # fmt: skip
+                self.chunks.search()
+                .where(f"document_id = {quote(document_id)}")
+                .select(["text", "vector"])
+                .limit(None)
+                .to_list()
+            )
             known = {row["text"]: row["vector"] for row in rows}
         missing = [piece for piece in dict.fromkeys(pieces) if piece not in known]
         if missing:
@@ -252,10 +285,15 @@ class WorkspaceStore:
             rrf_k=60.0,
         )
         return [
-            ChunkHit(rows[c.id]["text"], round(c.relevance, 4), rows[c.id]["document_id"],
-                     rows[c.id]["path"], c.match.value == "both")
+            ChunkHit(
+                rows[c.id]["text"],
+                round(c.relevance, 4),
+                rows[c.id]["document_id"],
+                rows[c.id]["path"],
+                c.match.value == "both",
+            )
             for c in fused[:limit]
-        ]  # fmt: skip
+        ]
 
     def count(self) -> int:
         return int(self.documents.count_rows())

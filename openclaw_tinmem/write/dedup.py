@@ -78,9 +78,11 @@ def decide_by_similarity(
     if not policy.merges:
         return Decision(Action.CREATED, reason=f"{category.value}: always append")
     if not neighbours:
-        first = "the first profile memory of this scope" if category is Category.PROFILE else (
-            "nothing similar stored"
-        )  # fmt: skip
+        first = (
+            "the first profile memory of this scope"
+            if category is Category.PROFILE
+            else ("nothing similar stored")
+        )
         return Decision(Action.CREATED, reason=f"{category.value}: {first}")
     closest = max(neighbours, key=lambda neighbour: neighbour.similarity)
     if closest.similarity >= settings.duplicate_similarity:
@@ -180,9 +182,12 @@ class LLMJudge:
         return decisions
 
     def _map(
-        self, item: DedupItem | None, candidate: Memory, neighbours: Sequence[Neighbour],
+        self,
+        item: DedupItem | None,
+        candidate: Memory,
+        neighbours: Sequence[Neighbour],
         numbered: dict[int, Memory],
-    ) -> Decision:  # fmt: skip
+    ) -> Decision:
         allowed = {neighbour.memory.id for neighbour in neighbours}
         target = numbered.get(item.target) if item and item.target is not None else None
         if item is None or (
@@ -202,9 +207,13 @@ class LLMJudge:
         if item.action == "skip":
             return Decision(Action.SKIPPED, target, f"LLM: {item.reason or 'duplicate'}")
         return Decision(
-            Action.MERGED, target, f"LLM: {item.reason or 'same subject'}",
-            headline=item.merged_headline, summary=item.merged_summary, content=item.merged_content,
-        )  # fmt: skip
+            Action.MERGED,
+            target,
+            f"LLM: {item.reason or 'same subject'}",
+            headline=item.merged_headline,
+            summary=item.merged_summary,
+            content=item.merged_content,
+        )
 
 
 class SimilarityJudge:

@@ -44,11 +44,19 @@ def delete(
     if dry_run or not memories:
         return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
     store.delete([memory.id for memory in memories])
-    store.record([
-        HistoryEvent(memory.id, HistoryAction.FORGOTTEN, state_of(memory), None,
-                     actor=actor.describe(), source=f"memory_forget ({actor.via})")
-        for memory in memories
-    ])  # fmt: skip
+    store.record(
+        [
+            HistoryEvent(
+                memory.id,
+                HistoryAction.FORGOTTEN,
+                state_of(memory),
+                None,
+                actor=actor.describe(),
+                source=f"memory_forget ({actor.via})",
+            )
+            for memory in memories
+        ]
+    )
     if purge:
         store.purge()
     return ForgetOutcome(memories, others, purged=purge)

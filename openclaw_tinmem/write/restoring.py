@@ -72,10 +72,18 @@ def restore(
             current = service.store.get([memory.id]).get(memory.id)
             expected = {memory.id: current.updated_at} if current else {}
             if not service.store.upsert([memory], [vector], tokens, expected=expected):
-                service.store.record([HistoryEvent(
-                    memory.id, HistoryAction.RESTORED, state_of(current), state_of(memory),
-                    actor=access.identity.describe(), source="restore",
-                )])  # fmt: skip
+                service.store.record(
+                    [
+                        HistoryEvent(
+                            memory.id,
+                            HistoryAction.RESTORED,
+                            state_of(current),
+                            state_of(memory),
+                            actor=access.identity.describe(),
+                            source="restore",
+                        )
+                    ]
+                )
                 service.late_interaction.written([memory], tokens)
                 return memory
     raise StoreError(f"gave up restoring {memory.id}: other writers kept changing it; try again")

@@ -48,8 +48,12 @@ def update(
     if content is not None:
         deadline = Deadline(service.settings.tool_timeout_seconds)
         generated_headline, generated_summary = service.writer.levels(content, deadline)
-        changes.update(content=content, content_hash=content_hash(content),
-                       headline=generated_headline, summary=generated_summary)  # fmt: skip
+        changes.update(
+            content=content,
+            content_hash=content_hash(content),
+            headline=generated_headline,
+            summary=generated_summary,
+        )
         vector = service.embedder.embed_documents([content])[0]
     given = {"headline": headline, "summary": summary, "importance": importance}
     changes.update({name: value for name, value in given.items() if value is not None})
@@ -75,10 +79,18 @@ def update(
                 expected={memory.id: memory.updated_at},
             )
             if not conflicted:
-                store.record([HistoryEvent(
-                    memory.id, HistoryAction.UPDATED, state_of(memory), state_of(updated),
-                    actor=access.identity.describe(), source="memory_update",
-                )])  # fmt: skip
+                store.record(
+                    [
+                        HistoryEvent(
+                            memory.id,
+                            HistoryAction.UPDATED,
+                            state_of(memory),
+                            state_of(updated),
+                            actor=access.identity.describe(),
+                            source="memory_update",
+                        )
+                    ]
+                )
                 service.late_interaction.written([updated], tokens)
                 return updated
     raise StoreError(

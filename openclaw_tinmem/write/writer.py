@@ -30,7 +30,7 @@ from openclaw_tinmem.models import (
     normalise_tags,
     validate_memory_id,
     validate_scope,
-)  # fmt: skip
+)
 from openclaw_tinmem.redaction import count_redactions, redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
@@ -43,7 +43,7 @@ from openclaw_tinmem.write.dedup import (
     Summarizer,
     decide_by_similarity,
     merge_contents,
-)  # fmt: skip
+)
 from openclaw_tinmem.write.levels import RuleSummarizer
 from openclaw_tinmem.write.trust import AUTHORED, with_trust
 
@@ -107,11 +107,14 @@ class PendingBatch:
 
     def find_hash(self, candidate: Memory) -> Memory | None:
         return next(
-            (m for m in self.memories.values()
-             if (m.scope, m.category, m.content_hash)
-             == (candidate.scope, candidate.category, candidate.content_hash)),
+            (
+                m
+                for m in self.memories.values()
+                if (m.scope, m.category, m.content_hash)
+                == (candidate.scope, candidate.category, candidate.content_hash)
+            ),
             None,
-        )  # fmt: skip
+        )
 
 
 class MemoryWriter:
@@ -166,14 +169,23 @@ class MemoryWriter:
         headline, summary = self.levels(content, deadline) if needs_levels else ("", "")
         now = self.clock()
         memory = Memory(
-            scope=draft.scope, category=draft.category, content=content,
-            headline=given_headline or headline, summary=given_summary or summary,
-            importance=draft.importance, tags=normalise_tags(list(draft.tags)),
-            created_at=draft.created_at or now, updated_at=now, source=draft.source,
-            source_ref=draft.source_ref, content_hash=content_hash(content), context=context,
+            scope=draft.scope,
+            category=draft.category,
+            content=content,
+            headline=given_headline or headline,
+            summary=given_summary or summary,
+            importance=draft.importance,
+            tags=normalise_tags(list(draft.tags)),
+            created_at=draft.created_at or now,
+            updated_at=now,
+            source=draft.source,
+            source_ref=draft.source_ref,
+            content_hash=content_hash(content),
+            context=context,
             provenance=with_trust(draft.provenance, content, episode=EPISODE_TAG in draft.tags)
-            if draft.source in AUTHORED else draft.provenance,
-        )  # fmt: skip
+            if draft.source in AUTHORED
+            else draft.provenance,
+        )
         if draft.memory_id is not None:
             memory.id = validate_memory_id(draft.memory_id)
         return memory, redacted + in_headline + in_summary + in_context
@@ -274,9 +286,11 @@ class MemoryWriter:
             # words of doubtful origin never merge into trusted ones (nor the other way)
             Neighbour(stored[i], score)
             for i, score in ranked
-            if i in stored and i != memory.id and EPISODE_TAG not in stored[i].tags
+            if i in stored
+            and i != memory.id
+            and EPISODE_TAG not in stored[i].tags
             and (stored[i].provenance.untrusted is None) == trusted
-        ]  # fmt: skip
+        ]
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
         """A memory as it is now: written earlier in this batch, or in the store."""
@@ -316,10 +330,16 @@ class MemoryWriter:
                 target = decision.target
                 joined = self._merged_tokens(target, candidate, merged, batch, tokens)
                 batch.add(merged, vector, joined, expected=target.updated_at)
-                batch.events.append(HistoryEvent(
-                    merged.id, HistoryAction.MERGED, state_of(decision.target), state_of(merged),
-                    source=_source(candidate), note=f"merged in: {candidate.content}",
-                ))  # fmt: skip
+                batch.events.append(
+                    HistoryEvent(
+                        merged.id,
+                        HistoryAction.MERGED,
+                        state_of(decision.target),
+                        state_of(merged),
+                        source=_source(candidate),
+                        note=f"merged in: {candidate.content}",
+                    )
+                )
                 return WriteOutcome(Action.MERGED, merged, merged.id, decision.reason)
             reason = f"{decision.reason}; created instead: merging would exceed the length limit"
             decision = replace(decision, reason=reason)
@@ -328,8 +348,9 @@ class MemoryWriter:
             HistoryAction.IMPORTED if candidate.source is Source.IMPORT else HistoryAction.CREATED
         )
         note = f"{item.redacted} secret(s) redacted" if item.redacted else ""
-        event = HistoryEvent(candidate.id, action, None, state_of(candidate), note=note,
-                             source=_source(candidate))  # fmt: skip
+        event = HistoryEvent(
+            candidate.id, action, None, state_of(candidate), note=note, source=_source(candidate)
+        )
         batch.events.append(event)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
 
@@ -399,9 +420,12 @@ class MemoryWriter:
             headline, summary = headline or generated_headline, summary or generated_summary
         return existing.model_copy(
             update={
-                "content": content, "headline": headline, "summary": summary,
+                "content": content,
+                "headline": headline,
+                "summary": summary,
                 "importance": max(existing.importance, candidate.importance),
                 "tags": normalise_tags([*existing.tags, *candidate.tags]),
-                "updated_at": self.clock(), "content_hash": content_hash(content),
+                "updated_at": self.clock(),
+                "content_hash": content_hash(content),
             }
-        )  # fmt: skip
+        )

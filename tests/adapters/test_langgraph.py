@@ -38,9 +38,11 @@ def model(server: FakeLLM) -> ChatOpenAI:
 
 def with_hooks(memory: LangGraphMemory, server: FakeLLM) -> Any:
     return create_react_agent(
-        model(server), memory.tools(),
-        pre_model_hook=memory.pre_model_hook, post_model_hook=memory.post_model_hook,
-    )  # fmt: skip
+        model(server),
+        memory.tools(),
+        pre_model_hook=memory.pre_model_hook,
+        post_model_hook=memory.post_model_hook,
+    )
 
 
 def with_middleware(memory: LangGraphMemory, server: FakeLLM) -> Any:
@@ -119,8 +121,11 @@ def test_the_graph_calls_a_tinmem_tool_as_its_agent_and_recall_spans_the_tool_ca
         "memory_store",
         {"content": "Ana is allergic to peanuts", "category": "profile", "scope": "agent:support"},
     )
-    arguments = {"content": "Ana's editor of choice is Helix", "category": "preferences",
-                 "scope": "agent:support"}  # fmt: skip
+    arguments = {
+        "content": "Ana's editor of choice is Helix",
+        "category": "preferences",
+        "scope": "agent:support",
+    }
     model_server.script(
         Reply(tool_calls=({"name": "memory_store", "arguments": arguments},)),
         Reply(raw="Stored."),

@@ -47,18 +47,24 @@ def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_the_to
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     first = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
     run(
-        mode, build_agent(first, model_server), "Please remember that I am allergic to peanuts.",
-        run_config=first.run_config(), hooks=first.hooks(),
-    )  # fmt: skip
+        mode,
+        build_agent(first, model_server),
+        "Please remember that I am allergic to peanuts.",
+        run_config=first.run_config(),
+        hooks=first.hooks(),
+    )
     first.close()  # ends the session: waits for the capture
     offered = {tool["function"]["name"] for tool in model_server.requests[0]["tools"]}
     assert {"memory_recall", "memory_store", "memory_forget", "memory_update"} <= offered
 
     second = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
     result = run(
-        mode, build_agent(second, model_server), "Can you suggest a snack for me?",
-        run_config=second.run_config(), hooks=second.hooks(),
-    )  # fmt: skip
+        mode,
+        build_agent(second, model_server),
+        "Can you suggest a snack for me?",
+        run_config=second.run_config(),
+        hooks=second.hooks(),
+    )
     assert result.final_output == "Noted."
     _, user = system_and_user(model_server.requests[-1])
     assert "<agent-experience>" in user and "peanuts" in user
@@ -66,9 +72,11 @@ def test_an_agent_recalls_what_an_earlier_session_captured_and_is_offered_the_to
 
     other = AgentsMemory(MemoryBinding(plugin, agent_id="billing"))  # another agent: nothing
     run(
-        mode, build_agent(other, model_server), "Can you suggest a snack for me?",
+        mode,
+        build_agent(other, model_server),
+        "Can you suggest a snack for me?",
         run_config=other.run_config(),
-    )  # fmt: skip
+    )
     assert "<agent-experience>" not in system_and_user(model_server.requests[-1])[1]
 
 
@@ -77,16 +85,20 @@ async def test_the_agent_calls_a_tinmem_tool_as_itself(
 ) -> None:  # type: ignore[no-untyped-def]
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     memory = AgentsMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
-    arguments = {"content": "Ana's editor of choice is Helix", "category": "preferences",
-                 "scope": "agent:support"}  # fmt: skip
+    arguments = {
+        "content": "Ana's editor of choice is Helix",
+        "category": "preferences",
+        "scope": "agent:support",
+    }
     model_server.script(
         Reply(tool_calls=({"name": "memory_store", "arguments": arguments},)),
         Reply(raw="Stored."),
     )
     result = await Runner.run(
-        build_agent(memory, model_server), "Remember my editor is Helix.",
+        build_agent(memory, model_server),
+        "Remember my editor is Helix.",
         run_config=memory.run_config(),
-    )  # fmt: skip
+    )
     assert result.final_output == "Stored."
     tool_output = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
     stored = json.loads(tool_output[0]["content"])

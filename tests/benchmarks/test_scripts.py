@@ -183,20 +183,28 @@ def test_locomo_compares_each_system_with_the_default_question_by_question() -> 
 
 
 def _recalled_hit(source_ref: str, match: MatchKind, similarity: float | None) -> Hit:
-    memory = Memory(category=Category.EVENTS, headline=source_ref, summary=source_ref,
-                    content=source_ref, source_ref=source_ref)  # fmt: skip
+    memory = Memory(
+        category=Category.EVENTS,
+        headline=source_ref,
+        summary=source_ref,
+        content=source_ref,
+        source_ref=source_ref,
+    )
     return Hit(memory, 0.5, 0.5, match, similarity)
 
 
 def test_injection_gate_counts_kept_evidence_and_what_passes() -> None:
     own = [
-        Recalled(frozenset({"D1:1", "D1:2"}), (
-            _recalled_hit("D1:1", MatchKind.VECTOR, 0.7),  # evidence, close: kept
-            _recalled_hit("D1:2", MatchKind.VECTOR, 0.4),  # evidence, far: dropped at 0.5
-            _recalled_hit("D1:3", MatchKind.FULL_TEXT, None),  # shares words: kept
-        )),
+        Recalled(
+            frozenset({"D1:1", "D1:2"}),
+            (
+                _recalled_hit("D1:1", MatchKind.VECTOR, 0.7),  # evidence, close: kept
+                _recalled_hit("D1:2", MatchKind.VECTOR, 0.4),  # evidence, far: dropped at 0.5
+                _recalled_hit("D1:3", MatchKind.FULL_TEXT, None),  # shares words: kept
+            ),
+        ),
         Recalled(frozenset({"D2:1"}), (_recalled_hit("D2:1", MatchKind.BOTH, 0.1),)),
-    ]  # fmt: skip
+    ]
     other = [
         Recalled(frozenset({"D1:1"}), (_recalled_hit("X:1", MatchKind.VECTOR, 0.45),)),
         Recalled(frozenset({"D2:1"}), (_recalled_hit("X:2", MatchKind.VECTOR, 0.6),)),
@@ -256,11 +264,13 @@ def _conversation(sample: str, a: str, b: str, lines: list[str], qa: list[dict])
     return {
         "sample_id": sample,
         "conversation": {
-            "speaker_a": a, "speaker_b": b,
-            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": turns,
+            "speaker_a": a,
+            "speaker_b": b,
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns,
         },
         "qa": qa,
-    }  # fmt: skip
+    }
 
 
 def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
@@ -271,31 +281,51 @@ def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
 
     data = [
         _conversation(
-            "conv-a", "Priya", "Tomas",
-            ["I adopted a rescue greyhound called Pixel last weekend.",
-             "That is lovely! How is Pixel settling in at your flat?",
-             "My pottery class moved to Thursday evenings at the community hall.",
-             "Thursday suits you better, since you work late on Mondays."],
-            [{"question": "What is the name of Priya's greyhound?", "evidence": ["D1:1"],
-              "category": 4}],
+            "conv-a",
+            "Priya",
+            "Tomas",
+            [
+                "I adopted a rescue greyhound called Pixel last weekend.",
+                "That is lovely! How is Pixel settling in at your flat?",
+                "My pottery class moved to Thursday evenings at the community hall.",
+                "Thursday suits you better, since you work late on Mondays.",
+            ],
+            [
+                {
+                    "question": "What is the name of Priya's greyhound?",
+                    "evidence": ["D1:1"],
+                    "category": 4,
+                }
+            ],
         ),
         _conversation(
-            "conv-b", "Ines", "Marek",
-            ["I finally finished restoring the old sailing boat in my garage.",
-             "Are you taking the boat out on the lake this summer?",
-             "Yes, and I signed up for a navigation course in June.",
-             "The navigation course will help on the bigger lakes."],
-            [{"question": "What did Ines restore in her garage?", "evidence": ["D1:1"],
-              "category": 4}],
+            "conv-b",
+            "Ines",
+            "Marek",
+            [
+                "I finally finished restoring the old sailing boat in my garage.",
+                "Are you taking the boat out on the lake this summer?",
+                "Yes, and I signed up for a navigation course in June.",
+                "The navigation course will help on the bigger lakes.",
+            ],
+            [
+                {
+                    "question": "What did Ines restore in her garage?",
+                    "evidence": ["D1:1"],
+                    "category": 4,
+                }
+            ],
         ),
-    ]  # fmt: skip
+    ]
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(data))
     output = tmp_path / "e2e.json"
     subprocess.run(
         [sys.executable, "-m", "benchmarks.locomo_e2e", str(path), "--output", str(output)],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     report = json.loads(output.read_text())
     assert report["turns"] == report["captured_turns"] == 8  # two speakers, roles swapped
     assert report["questions"] == 2

@@ -119,8 +119,10 @@ def test_a_speaker_is_the_sender_then_the_user_id_then_the_role() -> None:
 
 
 def test_a_headline_skips_the_greeting_and_names_what_was_said() -> None:
-    said = [Message("user", "Hi! Thanks. I moved to Lisbon in March for the new job."),
-            Message("assistant", "Congratulations on the move!")]  # fmt: skip
+    said = [
+        Message("user", "Hi! Thanks. I moved to Lisbon in March for the new job."),
+        Message("assistant", "Congratulations on the move!"),
+    ]
     headline, summary = Exchange.of(said, HookContext()).levels()
     assert headline == "User: I moved to Lisbon in March for the new job."
     assert summary.startswith("User: Hi! Thanks. I moved to Lisbon")

@@ -67,8 +67,10 @@ def test_messages_outside_the_limits_or_matching_a_pattern_are_left_out_and_coun
         "short",
     ]
     assert counts.read() == {
-        "skipped_by_pattern": 1, "skipped_too_long": 1, "skipped_too_short": 1,
-    }  # fmt: skip
+        "skipped_by_pattern": 1,
+        "skipped_too_long": 1,
+        "skipped_too_short": 1,
+    }
     assert CaptureCounts(tmp_path).read()["skipped_too_short"] == 1  # kept on disk
 
 

@@ -25,21 +25,46 @@ def _openclaw_session(folder: Path) -> Path:
     lines = [
         {"type": "session", "version": 3, "id": "s-42", "timestamp": "2023-05-08T13:55:00Z"},
         {"type": "model_change", "id": "e0", "provider": "openai", "modelId": "gpt-5"},
-        {"type": "message", "id": "e1", "parentId": None, "timestamp": "2023-05-08T13:56:01Z",
-         "message": {"role": "user", "timestamp": MAY_8,
-                     "content": [{"type": "text", "text": "I really prefer aisle seats on "
-                                                          "night trains to Vienna."}],
-                     "__openclaw": {"senderName": "Ana", "senderId": "tg:77"}}},
-        {"type": "message", "id": "e2", "parentId": "e1", "timestamp": "2023-05-08T13:56:30Z",
-         "message": {"role": "assistant", "timestamp": MAY_8 + 30000,
-                     "content": [{"type": "thinking", "thinking": "The user likes aisles."},
-                                 {"type": "text", "text": "Noted: aisle seats on the "
-                                                          "Vienna night train."},
-                                 {"type": "toolCall", "id": "t1", "name": "memory_store",
-                                  "arguments": {}}]}},
-        {"type": "message", "id": "e3", "parentId": "e2", "timestamp": "2023-05-08T13:56:31Z",
-         "message": {"role": "toolResult", "toolCallId": "t1", "content": "stored"}},
-    ]  # fmt: skip
+        {
+            "type": "message",
+            "id": "e1",
+            "parentId": None,
+            "timestamp": "2023-05-08T13:56:01Z",
+            "message": {
+                "role": "user",
+                "timestamp": MAY_8,
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "I really prefer aisle seats on night trains to Vienna.",
+                    }
+                ],
+                "__openclaw": {"senderName": "Ana", "senderId": "tg:77"},
+            },
+        },
+        {
+            "type": "message",
+            "id": "e2",
+            "parentId": "e1",
+            "timestamp": "2023-05-08T13:56:30Z",
+            "message": {
+                "role": "assistant",
+                "timestamp": MAY_8 + 30000,
+                "content": [
+                    {"type": "thinking", "thinking": "The user likes aisles."},
+                    {"type": "text", "text": "Noted: aisle seats on the Vienna night train."},
+                    {"type": "toolCall", "id": "t1", "name": "memory_store", "arguments": {}},
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "e3",
+            "parentId": "e2",
+            "timestamp": "2023-05-08T13:56:31Z",
+            "message": {"role": "toolResult", "toolCallId": "t1", "content": "stored"},
+        },
+    ]
     path = sessions / "s-42.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -97,8 +122,10 @@ def test_a_conversation_captured_live_then_ingested_is_kept_once(
     assert kept >= 2
 
     exported = tmp_path / "history.jsonl"
-    rows = [{"role": m.role, "content": m.content, "timestamp": said.isoformat(), "session": "x"}
-            for m in (question, reply)]  # fmt: skip
+    rows = [
+        {"role": m.role, "content": m.content, "timestamp": said.isoformat(), "session": "x"}
+        for m in (question, reply)
+    ]
     exported.write_text("".join(json.dumps(row) + "\n" for row in rows))
     reading = transcripts.read([exported])
     report = ingest(reading.transcripts, live, *pipelines(plugin.service, live))
@@ -141,8 +168,10 @@ def test_plain_messages_are_cut_into_turns_as_a_host_would(settings: Settings) -
     records = turns_of(transcript, settings)
     assert len(records) == 2
     assert [m.content for m in records[1].messages[-3:]] == [
-        "And the deploy?", "It is Friday.", "Deploys run on Fridays.",
-    ]  # fmt: skip
+        "And the deploy?",
+        "It is Friday.",
+        "Deploys run on Fridays.",
+    ]
     assert all(record.source == "ingest" for record in records)
 
 
@@ -150,7 +179,8 @@ def test_locomo_sessions_are_read_with_their_dates_and_speakers(tmp_path: Path) 
     sample = {
         "sample_id": "conv-x",
         "conversation": {
-            "speaker_a": "Caroline", "speaker_b": "Melanie",
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a support group."},
@@ -158,7 +188,7 @@ def test_locomo_sessions_are_read_with_their_dates_and_speakers(tmp_path: Path) 
             ],
         },
         "qa": [],
-    }  # fmt: skip
+    }
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([sample]))
     (transcript,) = transcripts.read([path]).transcripts
@@ -174,12 +204,25 @@ def test_an_openclaw_agent_database_is_read_compressed_events_included(tmp_path:
     database.parent.mkdir(parents=True)
     events = [
         {"type": "session", "id": "s-7"},
-        {"type": "message", "id": "e1", "message": {
-            "role": "user", "timestamp": MAY_8,
-            "content": "The staging database moved to port 6543 " + "and " * 300 + "today."}},
-        {"type": "message", "id": "e2", "message": {
-            "role": "assistant", "timestamp": MAY_8 + 5000, "content": "Noted: port 6543."}},
-    ]  # fmt: skip
+        {
+            "type": "message",
+            "id": "e1",
+            "message": {
+                "role": "user",
+                "timestamp": MAY_8,
+                "content": "The staging database moved to port 6543 " + "and " * 300 + "today.",
+            },
+        },
+        {
+            "type": "message",
+            "id": "e2",
+            "message": {
+                "role": "assistant",
+                "timestamp": MAY_8 + 5000,
+                "content": "Noted: port 6543.",
+            },
+        },
+    ]
     with sqlite3.connect(database) as db:
         db.execute(  # as OpenClaw 2026.9 creates it, less its checks
             "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
@@ -212,16 +255,26 @@ def test_the_cli_offers_every_format_the_reader_knows() -> None:
 def test_an_ingested_reply_that_quotes_a_tool_result_is_kept_untrusted(
     service: MemoryService, settings: Settings, tmp_path: Path
 ) -> None:
-    page = ("Shipping notice: parcels to Norway are held at customs until the recipient pays "
-            "the import fee through the courier's portal.")  # fmt: skip
+    page = (
+        "Shipping notice: parcels to Norway are held at customs until the recipient pays "
+        "the import fee through the courier's portal."
+    )
     lines = [
         {"role": "user", "content": "Why is my parcel to Norway stuck in transit?", "session": "s"},
         {"role": "toolResult", "content": page, "session": "s"},
-        {"role": "assistant", "content": "Parcels to Norway are held at customs until the "
-         "recipient pays the import fee through the courier's portal.", "session": "s"},
-        {"role": "user", "content": "I also ordered a spare charger for the camera.", "session": "s"},
+        {
+            "role": "assistant",
+            "content": "Parcels to Norway are held at customs until the "
+            "recipient pays the import fee through the courier's portal.",
+            "session": "s",
+        },
+        {
+            "role": "user",
+            "content": "I also ordered a spare charger for the camera.",
+            "session": "s",
+        },
         {"role": "assistant", "content": "Good idea, noted the charger.", "session": "s"},
-    ]  # fmt: skip
+    ]
     path = tmp_path / "chat.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     reading = transcripts.read([path], "messages")
@@ -233,5 +286,7 @@ def test_an_ingested_reply_that_quotes_a_tool_result_is_kept_untrusted(
         "User: Why is my parcel to Norway stuck in transit?": "quotes tool output",
         "User: I also ordered a spare charger for the camera.": None,
     }
-    assert all("import fee" not in m.content or EPISODE_TAG in m.tags
-               for m in service.store.list_memories())  # fmt: skip
+    assert all(
+        "import fee" not in m.content or EPISODE_TAG in m.tags
+        for m in service.store.list_memories()
+    )

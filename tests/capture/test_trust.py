@@ -81,16 +81,31 @@ def test_everyday_advice_and_user_preferences_are_not_instructions_to_the_model(
 def test_facts_from_the_users_words_stay_trusted_in_a_doubtful_turn() -> None:
     said = Message("user", "I moved to Porto last spring. What does the page say?", id="u2")
     raw, turn = [said, PAGE, QUOTING], [said, QUOTING]
-    episode = Draft("User: … Assistant: …", Category.EVENTS, "agent:main", tags=(EPISODE_TAG,),
-                    provenance=Provenance(message_ids=("u2", "x")))  # fmt: skip
-    from_user = Draft("The user moved to Porto", Category.PROFILE, "agent:main",
-                      provenance=Provenance(message_ids=("u2",)))  # fmt: skip
-    from_both = Draft("The eu-west cluster failed over", Category.EVENTS, "agent:main",
-                      provenance=Provenance(message_ids=("u2", "x")))  # fmt: skip
+    episode = Draft(
+        "User: … Assistant: …",
+        Category.EVENTS,
+        "agent:main",
+        tags=(EPISODE_TAG,),
+        provenance=Provenance(message_ids=("u2", "x")),
+    )
+    from_user = Draft(
+        "The user moved to Porto",
+        Category.PROFILE,
+        "agent:main",
+        provenance=Provenance(message_ids=("u2",)),
+    )
+    from_both = Draft(
+        "The eu-west cluster failed over",
+        Category.EVENTS,
+        "agent:main",
+        provenance=Provenance(message_ids=("u2", "x")),
+    )
     marked = mark_turn(raw, turn, [episode, from_user, from_both])
     assert [draft.provenance.untrusted for draft in marked] == [
-        QUOTES_TOOL_OUTPUT, None, QUOTES_TOOL_OUTPUT,
-    ]  # fmt: skip
+        QUOTES_TOOL_OUTPUT,
+        None,
+        QUOTES_TOOL_OUTPUT,
+    ]
 
 
 def test_our_own_memory_tools_results_are_not_outside_words_unless_untrusted() -> None:

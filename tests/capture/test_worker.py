@@ -28,9 +28,16 @@ from openclaw_tinmem.testing import FakeLLM, Reply
 
 
 def test_split_turn_cleans_and_keeps_context() -> None:
-    messages = [Message("user", "first question here"), Message("assistant", "answer"), Message("system", "sys"),
-                Message("user", "[Telegram Ana] I really prefer tea with token sk-proj-abcdefghijklmnopqrstu1234"),
-                Message("assistant", "ok")]  # fmt: skip
+    messages = [
+        Message("user", "first question here"),
+        Message("assistant", "answer"),
+        Message("system", "sys"),
+        Message(
+            "user",
+            "[Telegram Ana] I really prefer tea with token sk-proj-abcdefghijklmnopqrstu1234",
+        ),
+        Message("assistant", "ok"),
+    ]
     turn, context = split_turn(messages, 4)
     assert [m.role for m in turn] == ["user", "assistant"] and [m.role for m in context] == [
         "user",
@@ -141,8 +148,11 @@ def test_killed_worker_loses_no_turn_and_replays_exactly_once(
     llm_settings: Settings, fake_llm: FakeLLM
 ) -> None:
     fake_llm.responder = _responder
-    child = subprocess.Popen([sys.executable, "-c", CHILD, llm_settings.model_dump_json()],
-                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, llm_settings.model_dump_json()],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None and child.stdout.readline().strip() == "journalled"
     deadline = time.time() + 60
     while not any("TURN-1" in p for p in fake_llm.prompts()) and time.time() < deadline:
@@ -188,8 +198,12 @@ def test_a_host_that_exits_without_closing_exits_cleanly_and_keeps_its_turns(
 ) -> None:
     # A daemon thread still inside ONNX Runtime when the interpreter tears down aborts the
     # process ("terminate called without an active exception"): about one exit in two did.
-    child = subprocess.run([sys.executable, "-c", EXITING_CHILD, settings.model_dump_json()],
-                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    child = subprocess.run(
+        [sys.executable, "-c", EXITING_CHILD, settings.model_dump_json()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert child.returncode == 0, child.stderr[-2000:]
     assert "alive: []" in child.stdout  # the capture worker stopped before the teardown
     restarted = TinmemPlugin(settings)
@@ -204,13 +218,20 @@ def test_a_host_that_exits_without_closing_exits_cleanly_and_keeps_its_turns(
     st.lists(
         st.tuples(
             st.sampled_from(["user", "assistant", "system", "tool"]),
-            st.sampled_from(["I prefer tea every morning", "x", "", "ok thanks",
-                             "<agent-experience>old</agent-experience>"]),
+            st.sampled_from(
+                [
+                    "I prefer tea every morning",
+                    "x",
+                    "",
+                    "ok thanks",
+                    "<agent-experience>old</agent-experience>",
+                ]
+            ),
         ),
         max_size=30,
     ),
     st.integers(min_value=0, max_value=6),
-)  # fmt: skip
+)
 def test_the_journalled_window_is_all_that_capture_reads(
     raw: list[tuple[str, str]], context_size: int
 ) -> None:

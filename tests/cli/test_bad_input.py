@@ -30,8 +30,10 @@ BAD_INPUT = [
     (["show", "short"], "invalid memory id 'short'"),
     (["store", "", "--category", "events"], "content: String should have at least 1 character"),
     (["store", "The sky is blue", "--category", "nope"], "'nope' is not one of 'profile'"),
-    (["store", "The sky is blue", "--category", "events", "--importance", "2"],
-     "importance: Input should be less than or equal to 1"),
+    (
+        ["store", "The sky is blue", "--category", "events", "--importance", "2"],
+        "importance: Input should be less than or equal to 1",
+    ),
     (["tool", "memory_store", "{bad json"], "ARGUMENTS is not valid JSON"),
     (["tool", "memory_nope", "{}"], "no tool 'memory_nope'"),
     (["ui", "--port", "-1"], "-1 is not in the range 0<=x<=65535"),
@@ -40,16 +42,18 @@ BAD_INPUT = [
     (["workspace", "write", "x", "--target", "IDENTITY.md."], "IDENTITY.md. is an identity file"),
     (["workspace", "tree", "--depth", "11"], "11 is not in the range 1<=x<=10"),
     (["workspace", "search", "x", "--limit", "0"], "0 is not in the range 1<=x<=20"),
-]  # fmt: skip
+]
 
 
 @pytest.fixture
 def invoke(settings: Settings, tmp_path):  # type: ignore[no-untyped-def]
     environment = {
-        "TINMEM_DB_PATH": settings.db_path, "TINMEM_MODEL_DIR": settings.model_dir,
-        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"), "TINMEM_TRACK_ACCESS": "false",
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
+        "TINMEM_TRACK_ACCESS": "false",
         "TINMEM_CONFIG": str(tmp_path / "tinmem.toml"),
-    }  # fmt: skip
+    }
     (tmp_path / "tinmem.toml").write_text("")
 
     def run(arguments: list[str]):  # type: ignore[no-untyped-def]
@@ -72,9 +76,20 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(invoke, arguments, said
 
 def test_the_table_covers_every_command_that_takes_input() -> None:
     """A new command gets a line in the table (or here, if it takes no input of its own)."""
-    without_input = {("bridge",), ("demo",), ("doctor",), ("mcp", "token"), ("models",),
-                     ("models", "pull"), ("models", "list"), ("optimize",), ("reembed",),
-                     ("scopes",), ("stats",), ("workspace",)}  # fmt: skip
+    without_input = {
+        ("bridge",),
+        ("demo",),
+        ("doctor",),
+        ("mcp", "token"),
+        ("models",),
+        ("models", "pull"),
+        ("models", "list"),
+        ("optimize",),
+        ("reembed",),
+        ("scopes",),
+        ("stats",),
+        ("workspace",),
+    }
     covered = {tuple(arguments[:2]) for arguments, _ in BAD_INPUT}
     covered |= {tuple(arguments[:1]) for arguments, _ in BAD_INPUT}
     missing = [path for path in _commands(main) if path not in covered | without_input]

@@ -108,8 +108,10 @@ def test_export_import_round_trip_is_idempotent(run, tmp_path: Path) -> None:  #
 
 def test_import_says_how_many_secrets_it_replaced(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "secrets.jsonl"
-    lines = [{"content": "The db password is hunter2x", "category": "entities"},
-             {"content": "Deploys run on Fridays", "category": "patterns"}]  # fmt: skip
+    lines = [
+        {"content": "The db password is hunter2x", "category": "entities"},
+        {"content": "Deploys run on Fridays", "category": "patterns"},
+    ]
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     imported = run("import", str(source))
     assert imported.exit_code == 0
@@ -212,9 +214,17 @@ def test_optimize_folds_new_rows_into_the_index_and_reports_it(run) -> None:  # 
 
 
 def test_the_cli_is_the_administrator_unless_told_to_act_as_an_agent(run) -> None:  # type: ignore[no-untyped-def]
-    stored = run("tool", "memory_store", json.dumps(
-        {"content": "Priya is allergic to peanuts", "category": "profile", "scope": "agent:demo"}
-    ))  # fmt: skip
+    stored = run(
+        "tool",
+        "memory_store",
+        json.dumps(
+            {
+                "content": "Priya is allergic to peanuts",
+                "category": "profile",
+                "scope": "agent:demo",
+            }
+        ),
+    )
     assert stored.exit_code == 0, stored.output
     found = run("tool", "memory_recall", json.dumps({"query": "peanut allergy"}))
     assert "peanuts" in found.output  # the administrator reads every scope
@@ -222,8 +232,13 @@ def test_the_cli_is_the_administrator_unless_told_to_act_as_an_agent(run) -> Non
     assert "peanuts" in run("--agent-id", "demo", "search", "peanut allergy").output
     other = run("--agent-id", "beta", "tool", "memory_recall", json.dumps({"query": "peanuts"}))
     assert other.exit_code == 0 and json.loads(other.output)["results"] == []
-    denied = run("--agent-id", "beta", "tool", "memory_recall",
-                 json.dumps({"query": "peanuts", "scope": "agent:demo"}))  # fmt: skip
+    denied = run(
+        "--agent-id",
+        "beta",
+        "tool",
+        "memory_recall",
+        json.dumps({"query": "peanuts", "scope": "agent:demo"}),
+    )
     assert denied.exit_code == 2 and json.loads(denied.output)["error"]["type"] == "access_denied"
     refused = run("--agent-id", "beta", "export")
     assert refused.exit_code == 2 and "administrator" in refused.output
@@ -231,9 +246,15 @@ def test_the_cli_is_the_administrator_unless_told_to_act_as_an_agent(run) -> Non
 
 
 def test_list_shows_short_ids_that_show_and_update_accept(run) -> None:  # type: ignore[no-untyped-def]
-    stored = json.loads(run("tool", "memory_store", json.dumps(
-        {"content": "The team standup moved to 9:30 on Mondays", "category": "events"}
-    )).output)  # fmt: skip
+    stored = json.loads(
+        run(
+            "tool",
+            "memory_store",
+            json.dumps(
+                {"content": "The team standup moved to 9:30 on Mondays", "category": "events"}
+            ),
+        ).output
+    )
     short = stored["id"][:8]
     listed = run("list").output
     assert short in listed and stored["id"] not in listed
@@ -247,15 +268,36 @@ def test_list_shows_short_ids_that_show_and_update_accept(run) -> None:  # type:
 
 def test_bulk_forget_previews_asks_and_deletes_only_what_matches(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lines = [
-        {"content": "Old deploy note", "category": "events", "scope": "agent:ops",
-         "tags": ["deploy"], "created_at": "2024-01-01T00:00:00", "updated_at": "2024-01-01T00:00:00"},
-        {"content": "Old billing note", "category": "events", "scope": "agent:ops",
-         "created_at": "2024-01-02T00:00:00", "updated_at": "2024-01-02T00:00:00"},
-        {"content": "Recent deploy note", "category": "events", "scope": "agent:ops",
-         "tags": ["deploy"]},
-        {"content": "Old preference", "category": "preferences", "scope": "global",
-         "tags": ["deploy"], "created_at": "2024-01-01T00:00:00", "updated_at": "2024-01-01T00:00:00"},
-    ]  # fmt: skip
+        {
+            "content": "Old deploy note",
+            "category": "events",
+            "scope": "agent:ops",
+            "tags": ["deploy"],
+            "created_at": "2024-01-01T00:00:00",
+            "updated_at": "2024-01-01T00:00:00",
+        },
+        {
+            "content": "Old billing note",
+            "category": "events",
+            "scope": "agent:ops",
+            "created_at": "2024-01-02T00:00:00",
+            "updated_at": "2024-01-02T00:00:00",
+        },
+        {
+            "content": "Recent deploy note",
+            "category": "events",
+            "scope": "agent:ops",
+            "tags": ["deploy"],
+        },
+        {
+            "content": "Old preference",
+            "category": "preferences",
+            "scope": "global",
+            "tags": ["deploy"],
+            "created_at": "2024-01-01T00:00:00",
+            "updated_at": "2024-01-01T00:00:00",
+        },
+    ]
     source = tmp_path / "seed.jsonl"
     source.write_text("\n".join(json.dumps(line) for line in lines))
     assert run("import", str(source)).exit_code == 0
@@ -278,11 +320,19 @@ def test_ingest_reports_bad_lines_by_number_and_writes_nothing_then_ingests_once
 ) -> None:  # type: ignore[no-untyped-def]
     good = tmp_path / "chat.jsonl"
     rows = [
-        {"role": "user", "content": "My name is Ana and I work at Acme as a nurse.",
-         "timestamp": "2025-03-01T10:00:00Z", "session": "a"},
-        {"role": "assistant", "content": "Nice to meet you, Ana.",
-         "timestamp": "2025-03-01T10:00:05Z", "session": "a"},
-    ]  # fmt: skip
+        {
+            "role": "user",
+            "content": "My name is Ana and I work at Acme as a nurse.",
+            "timestamp": "2025-03-01T10:00:00Z",
+            "session": "a",
+        },
+        {
+            "role": "assistant",
+            "content": "Nice to meet you, Ana.",
+            "timestamp": "2025-03-01T10:00:05Z",
+            "session": "a",
+        },
+    ]
     good.write_text("".join(json.dumps(row) + "\n" for row in rows))
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"role": "user", "content": "fine"}\n{"role": "user"}\n')
@@ -313,8 +363,11 @@ def test_bad_input_is_one_line_and_exit_2_never_a_traceback(  # type: ignore[no-
 ) -> None:
     (tmp_path / "not-utf8.jsonl").write_bytes(b"\xff\xfe{}\n")
     (tmp_path / "bad.json").write_text('{"results": [')
-    names = {"DIRECTORY": str(tmp_path), "NOT_UTF8": str(tmp_path / "not-utf8.jsonl"),
-             "BAD_JSON": str(tmp_path / "bad.json")}  # fmt: skip
+    names = {
+        "DIRECTORY": str(tmp_path),
+        "NOT_UTF8": str(tmp_path / "not-utf8.jsonl"),
+        "BAD_JSON": str(tmp_path / "bad.json"),
+    }
     result = run(*(names.get(argument, argument) for argument in arguments))
     assert result.exit_code == 2, result.output
     assert said in " ".join(result.output.split())  # one line, however the terminal wraps it

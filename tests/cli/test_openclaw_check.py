@@ -29,8 +29,12 @@ def test_blocked_hooks_fail_with_the_command_that_allows_them(tmp_path: Path) ->
 
 
 def test_another_memory_slot_fails_and_no_openclaw_is_no_check(tmp_path: Path) -> None:
-    other = {"plugins": {"slots": {"memory": "memory-core"},
-                         "entries": {"tinmem": {"hooks": {"allowConversationAccess": True}}}}}  # fmt: skip
+    other = {
+        "plugins": {
+            "slots": {"memory": "memory-core"},
+            "entries": {"tinmem": {"hooks": {"allowConversationAccess": True}}},
+        }
+    }
     check = openclaw_check(write(tmp_path / "openclaw.json", other))
     assert check is not None and not check["ok"] and "'memory-core'" in check["detail"]
     assert openclaw_check(tmp_path / "missing.json") is None

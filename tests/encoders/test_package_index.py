@@ -49,8 +49,15 @@ def index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     (project / "index.html").write_text(
         f'<html><body><a href="../../files/{WHEEL}#sha256={digest}">{WHEEL}</a></body></html>'
     )
-    (project / "index.json").write_text(json.dumps({"files": [
-        {"filename": WHEEL, "url": f"../../files/{WHEEL}", "hashes": {"sha256": digest}}]}))  # fmt: skip
+    (project / "index.json").write_text(
+        json.dumps(
+            {
+                "files": [
+                    {"filename": WHEEL, "url": f"../../files/{WHEEL}", "hashes": {"sha256": digest}}
+                ]
+            }
+        )
+    )
     server = ThreadingHTTPServer(
         ("127.0.0.1", 0), partial(JsonIndexHandler, directory=str(tmp_path))
     )

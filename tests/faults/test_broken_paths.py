@@ -29,8 +29,9 @@ def quiet_model(messages: list[Message], tools: list[ToolRegistration]) -> str:
 def broken(settings: Settings, tmp_path: Path, setting: str) -> Settings:
     in_the_way = tmp_path / f"{setting}-is-a-file"
     in_the_way.write_text("not a directory")
-    return settings.model_copy(update={"journal_path": str(tmp_path / "journal"),
-                                       setting: str(in_the_way)})  # fmt: skip
+    return settings.model_copy(
+        update={"journal_path": str(tmp_path / "journal"), setting: str(in_the_way)}
+    )
 
 
 @pytest.mark.parametrize("setting", BROKEN)
@@ -42,8 +43,10 @@ def test_hooks_and_plugin_tools_degrade_with_an_error_naming_the_setting(
     session = host.start_session(agent_id="alpha")
     assert host.turn(session, "Please remember that I am allergic to peanuts.") == "Noted."
     assert session.last_injected is None
-    for name, arguments in (("memory_store", {"content": "x is y", "category": "events"}),
-                            ("memory_write", {"content": "note", "target": "memory"})):  # fmt: skip
+    for name, arguments in (
+        ("memory_store", {"content": "x is y", "category": "events"}),
+        ("memory_write", {"content": "note", "target": "memory"}),
+    ):
         data = host.call_tool(name, arguments, session).data
         if setting == "db_path" or name == "memory_write":
             error = data["error"]
@@ -71,12 +74,22 @@ def test_the_bridge_answers_every_request(settings: Settings, tmp_path: Path, se
     bridge = Bridge(plugin, io.StringIO())
     ctx = {"agentId": "alpha"}
     requests = [
-        {"id": 1, "method": "hook", "params": {"hook": "before_prompt_build",
-                                               "event": {"prompt": "snack?"}, "ctx": ctx}},
-        {"id": 2, "method": "call_tool", "params": {"name": "memory_write", "ctx": ctx,
-                                                    "arguments": {"content": "n", "target": "memory"}}},
+        {
+            "id": 1,
+            "method": "hook",
+            "params": {"hook": "before_prompt_build", "event": {"prompt": "snack?"}, "ctx": ctx},
+        },
+        {
+            "id": 2,
+            "method": "call_tool",
+            "params": {
+                "name": "memory_write",
+                "ctx": ctx,
+                "arguments": {"content": "n", "target": "memory"},
+            },
+        },
         {"id": 3, "method": "status", "params": {"ctx": ctx}},
-    ]  # fmt: skip
+    ]
     bridge.output = io.StringIO()
     bridge.serve(io.StringIO("".join(json.dumps(request) + "\n" for request in requests)))
     answers = {a["id"]: a for a in map(json.loads, bridge.output.getvalue().splitlines())}
@@ -88,17 +101,28 @@ def test_the_bridge_answers_every_request(settings: Settings, tmp_path: Path, se
 
 
 @pytest.mark.parametrize("setting", BROKEN)
-@pytest.mark.parametrize("command", [["list"], ["search", "peanuts"], ["doctor"],
-                                     ["workspace", "write", "a note", "--target", "memory"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["search", "peanuts"],
+        ["doctor"],
+        ["workspace", "write", "a note", "--target", "memory"],
+    ],
+)
 def test_the_cli_says_what_is_wrong_in_one_line_and_fails(
     settings: Settings, tmp_path: Path, setting: str, command: list[str]
 ) -> None:
     chosen = broken(settings, tmp_path, setting)
-    environment = {**os.environ, "TINMEM_DB_PATH": chosen.db_path,
-                   "TINMEM_JOURNAL_PATH": chosen.journal_path,
-                   "TINMEM_MODEL_DIR": str(settings.resolved_model_dir())}  # fmt: skip
-    completed = subprocess.run([str(TINMEM), *command], env=environment, capture_output=True,
-                               text=True, timeout=120)  # fmt: skip
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": chosen.db_path,
+        "TINMEM_JOURNAL_PATH": chosen.journal_path,
+        "TINMEM_MODEL_DIR": str(settings.resolved_model_dir()),
+    }
+    completed = subprocess.run(
+        [str(TINMEM), *command], env=environment, capture_output=True, text=True, timeout=120
+    )
     said = completed.stdout + completed.stderr
     assert "Traceback" not in said, said
     needs_journal = command[0] in ("doctor", "workspace")

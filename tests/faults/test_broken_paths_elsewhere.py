@@ -34,10 +34,13 @@ async def test_the_mcp_server_answers_each_call_with_an_error_naming_the_setting
 ) -> None:
     chosen = broken(settings, tmp_path, setting)
     (tmp_path / "none.toml").write_text("")
-    environment = {**os.environ, "TINMEM_DB_PATH": chosen.db_path,
-                   "TINMEM_JOURNAL_PATH": chosen.journal_path,
-                   "TINMEM_MODEL_DIR": settings.model_dir,
-                   "TINMEM_CONFIG": str(tmp_path / "none.toml")}  # fmt: skip
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": chosen.db_path,
+        "TINMEM_JOURNAL_PATH": chosen.journal_path,
+        "TINMEM_MODEL_DIR": settings.model_dir,
+        "TINMEM_CONFIG": str(tmp_path / "none.toml"),
+    }
     parameters = StdioServerParameters(
         command=sys.executable, args=["-m", "openclaw_tinmem", "mcp"], env=environment
     )
@@ -101,11 +104,14 @@ def test_a_langgraph_agent_reads_the_error_and_goes_on(
     memory = LangGraphMemory(MemoryBinding(plugin, agent_id="support"))
     with FakeLLM(default=Reply(raw="Noted.")) as server:
         server.script(*WRITE_THEN_ANSWER)
-        chat = ChatOpenAI(model="scripted", base_url=server.base_url, api_key="test",
-                          max_retries=0)  # fmt: skip
+        chat = ChatOpenAI(model="scripted", base_url=server.base_url, api_key="test", max_retries=0)
         with pytest.warns(Warning):  # LangGraph 1.x: create_react_agent has moved
-            agent = create_react_agent(chat, memory.tools(), pre_model_hook=memory.pre_model_hook,
-                                       post_model_hook=memory.post_model_hook)  # fmt: skip
+            agent = create_react_agent(
+                chat,
+                memory.tools(),
+                pre_model_hook=memory.pre_model_hook,
+                post_model_hook=memory.post_model_hook,
+            )
         state = agent.invoke({"messages": [HumanMessage("Note this.")]})
         assert state["messages"][-1].content == "Could not write."
         output = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]

@@ -43,11 +43,19 @@ def run(settings: Settings, *command: str) -> subprocess.CompletedProcess[str]:
         setpriv = shutil.which("setpriv")
         assert setpriv, "setpriv (util-linux) is needed to drop root's capabilities"
         prefix = [setpriv, "--bounding-set=-all"]
-    environment = {**os.environ, "TINMEM_DB_PATH": settings.db_path,
-                   "TINMEM_JOURNAL_PATH": settings.journal_path,
-                   "TINMEM_MODEL_DIR": str(settings.resolved_model_dir())}  # fmt: skip
-    return subprocess.run([*prefix, str(TINMEM), *command], env=environment,
-                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    environment = {
+        **os.environ,
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_JOURNAL_PATH": settings.journal_path,
+        "TINMEM_MODEL_DIR": str(settings.resolved_model_dir()),
+    }
+    return subprocess.run(
+        [*prefix, str(TINMEM), *command],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 @pytest.fixture
@@ -65,12 +73,17 @@ def read_only(settings: Settings, make_service) -> Iterator[tuple[Settings, str]
 
 @pytest.mark.parametrize(
     ("command", "shows"),
-    [(["list", "--wide"], "{id}"), (["show", "{id}"], "Kubernetes 1.30"),
-     (["export"], "Kubernetes 1.30"), (["search", "staging cluster"], "Kubernetes 1.30"),
-     (["stats"], "db_path"), (["history", "{id}"], "created"),
-     (["workspace", "search", "staging cluster"], "Kubernetes 1.30"),
-     (["workspace", "tree"], "")],
-)  # fmt: skip
+    [
+        (["list", "--wide"], "{id}"),
+        (["show", "{id}"], "Kubernetes 1.30"),
+        (["export"], "Kubernetes 1.30"),
+        (["search", "staging cluster"], "Kubernetes 1.30"),
+        (["stats"], "db_path"),
+        (["history", "{id}"], "created"),
+        (["workspace", "search", "staging cluster"], "Kubernetes 1.30"),
+        (["workspace", "tree"], ""),
+    ],
+)
 def test_reading_commands_read_a_read_only_store(
     read_only: tuple[Settings, str], command: list[str], shows: str
 ) -> None:
@@ -82,10 +95,14 @@ def test_reading_commands_read_a_read_only_store(
 
 @pytest.mark.parametrize(
     "command",
-    [["store", "The backup server is Nimbus", "--category", "entities"],
-     ["forget", "{id}", "--yes"], ["update", "{id}", "--importance", "0.9"],
-     ["import", "{file}"], ["workspace", "write", "a note", "--target", "memory"]],
-)  # fmt: skip
+    [
+        ["store", "The backup server is Nimbus", "--category", "entities"],
+        ["forget", "{id}", "--yes"],
+        ["update", "{id}", "--importance", "0.9"],
+        ["import", "{file}"],
+        ["workspace", "write", "a note", "--target", "memory"],
+    ],
+)
 def test_writing_commands_refuse_in_one_line_and_write_nothing(
     read_only: tuple[Settings, str], command: list[str], tmp_path: Path
 ) -> None:
@@ -150,8 +167,10 @@ def test_an_agent_on_a_read_only_store_recalls_and_its_turns_wait_in_the_journal
     )
     completed = subprocess.run(
         [*prefix, sys.executable, "-c", HOST, chosen.model_dump_json()],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert completed.returncode == 0, completed.stderr
     outcome = json.loads(completed.stdout.strip().splitlines()[-1])
     assert "Kubernetes 1.30" in outcome["injected"]

@@ -49,32 +49,60 @@ def require_openclaw() -> None:
 
 def model_config(base_url: str) -> dict[str, Any]:
     """OpenClaw's default configuration with one model: the scripted server."""
-    model = {"id": "fake", "name": "Scripted", "reasoning": False, "input": ["text"],
-             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-             "contextWindow": 128000, "maxTokens": 4000}  # fmt: skip
+    model = {
+        "id": "fake",
+        "name": "Scripted",
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 128000,
+        "maxTokens": 4000,
+    }
     return {
         "agents": {"defaults": {"model": {"primary": "scripted/fake"}}},
-        "models": {"mode": "merge", "providers": {"scripted": {
-            "baseUrl": base_url, "apiKey": "test", "api": "openai-completions",
-            "models": [model]}}},
-    }  # fmt: skip
+        "models": {
+            "mode": "merge",
+            "providers": {
+                "scripted": {
+                    "baseUrl": base_url,
+                    "apiKey": "test",
+                    "api": "openai-completions",
+                    "models": [model],
+                }
+            },
+        },
+    }
 
 
 def tinmem_environment(settings: Settings) -> dict[str, str]:
-    return {"TINMEM_DB_PATH": settings.db_path, "TINMEM_JOURNAL_PATH": settings.journal_path,
-            "TINMEM_MODEL_DIR": str(settings.resolved_model_dir())}  # fmt: skip
+    return {
+        "TINMEM_DB_PATH": settings.db_path,
+        "TINMEM_JOURNAL_PATH": settings.journal_path,
+        "TINMEM_MODEL_DIR": str(settings.resolved_model_dir()),
+    }
 
 
 class OpenClaw:
     """One OpenClaw home with the tinmem plugin installed from this repository."""
 
-    def __init__(self, home: Path, model: FakeLLM, settings: Settings, *, consent: bool = True,
-                 extra: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        home: Path,
+        model: FakeLLM,
+        settings: Settings,
+        *,
+        consent: bool = True,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         self.home = home
         self.settings = settings
         path = os.pathsep.join((str(HOST_BIN), str(TINMEM.parent), os.environ["PATH"]))
-        self.environment = {**os.environ, "HOME": str(home), "PATH": path,
-                            **tinmem_environment(settings)}  # fmt: skip
+        self.environment = {
+            **os.environ,
+            "HOME": str(home),
+            "PATH": path,
+            **tinmem_environment(settings),
+        }
         self.config_path = home / ".openclaw" / "openclaw.json"
         self.config_path.parent.mkdir(parents=True)
         self.config_path.write_text(json.dumps({**model_config(model.base_url), **(extra or {})}))
@@ -95,23 +123,36 @@ class OpenClaw:
         config["plugins"]["entries"]["tinmem"]["config"] = options
         self.write_config(config)
 
-    def run(self, *arguments: str, check: bool = True, timeout: float = 300
-            ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    def run(
+        self, *arguments: str, check: bool = True, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         completed = subprocess.run(
-            [str(OPENCLAW), *arguments], env=self.environment, capture_output=True, text=True,
-            timeout=timeout, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            [str(OPENCLAW), *arguments],
+            env=self.environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         if check:
             assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-3000:]
         return completed
 
-    def turn(self, session: str, message: str, *, local: bool = True
-             ) -> tuple[dict[str, Any], str]:  # fmt: skip
+    def turn(self, session: str, message: str, *, local: bool = True) -> tuple[dict[str, Any], str]:
         """One agent turn (``agent --local``, or through the running gateway): its JSON
         answer and what OpenClaw logged."""
         where = ("--local",) if local else ()
-        completed = self.run("agent", *where, "--agent", "main", "--session-id", session,
-                             "--message", message, "--json")  # fmt: skip
+        completed = self.run(
+            "agent",
+            *where,
+            "--agent",
+            "main",
+            "--session-id",
+            session,
+            "--message",
+            message,
+            "--json",
+        )
         return dict(json.loads(completed.stdout)), completed.stderr
 
 
@@ -128,8 +169,9 @@ def offered_tools(request: dict[str, Any]) -> set[str]:
     return {tool["function"]["name"] for tool in request.get("tools", [])}
 
 
-def wait_for_memories(settings: Settings, scope: str, needle: str, timeout: float = 60.0
-                      ) -> list[str]:  # fmt: skip
+def wait_for_memories(
+    settings: Settings, scope: str, needle: str, timeout: float = 60.0
+) -> list[str]:
     """The contents in ``scope`` once one holds ``needle`` (capture runs in the background)."""
     service = MemoryService.from_settings(settings)
     try:

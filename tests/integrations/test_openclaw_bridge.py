@@ -29,8 +29,16 @@ from tests.integrations.openclaw_home import (
 
 require_openclaw()
 
-MEMORY_TOOLS = {"memory_recall", "memory_store", "memory_forget", "memory_update",
-                "memory_search", "memory_write", "memory_read", "memory_tree"}  # fmt: skip
+MEMORY_TOOLS = {
+    "memory_recall",
+    "memory_store",
+    "memory_forget",
+    "memory_update",
+    "memory_search",
+    "memory_write",
+    "memory_read",
+    "memory_tree",
+}
 
 
 @pytest.fixture
@@ -74,8 +82,11 @@ def test_a_tool_call_from_the_openclaw_agent_runs_as_that_agent(
     tmp_path: Path, model: FakeLLM, tinmem_settings: Settings
 ) -> None:
     openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings)
-    arguments = {"content": "The deploy window is Tuesday 14:00 UTC", "category": "events",
-                 "scope": "agent:main"}  # fmt: skip
+    arguments = {
+        "content": "The deploy window is Tuesday 14:00 UTC",
+        "category": "events",
+        "scope": "agent:main",
+    }
     model.script(
         Reply(tool_calls=({"name": "memory_store", "arguments": arguments},)),
         Reply(tool_calls=({"name": "memory_search", "arguments": {"query": "deploy window"}},)),
@@ -101,11 +112,16 @@ def test_the_readme_options_block_works_as_written(
 ) -> None:
     """The plugin's README shows every option with an explicit command and environment."""
     openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings)
-    openclaw.set_plugin_config({
-        "command": [str(TINMEM), "bridge"], "env": {"TINMEM_DB_PATH": tinmem_settings.db_path},
-        "recallTimeoutMs": 3000, "toolTimeoutMs": 15000, "toolSets": ["tinmem", "workspace"],
-        "injectAs": "prependContext",
-    })  # fmt: skip
+    openclaw.set_plugin_config(
+        {
+            "command": [str(TINMEM), "bridge"],
+            "env": {"TINMEM_DB_PATH": tinmem_settings.db_path},
+            "recallTimeoutMs": 3000,
+            "toolTimeoutMs": 15000,
+            "toolSets": ["tinmem", "workspace"],
+            "injectAs": "prependContext",
+        }
+    )
     openclaw.turn("first-session", "Please remember that I am allergic to peanuts.")
     assert wait_for_memories(tinmem_settings, "agent:main", "peanuts")
     openclaw.turn("second-session", "Can you suggest a snack for me?")
@@ -132,6 +148,7 @@ def test_without_the_python_side_the_turn_goes_on_and_the_failure_is_logged_once
     assert answer["meta"]["finalAssistantVisibleText"] == "Noted."
     assert "<agent-experience>" not in user_text(model.requests[-1])
     assert logged.count("could not start /nonexistent/tinmem") == 1, logged
-    version = subprocess.run([str(OPENCLAW), "--version"], env=openclaw.environment,
-                             capture_output=True, text=True).stdout  # fmt: skip
+    version = subprocess.run(
+        [str(OPENCLAW), "--version"], env=openclaw.environment, capture_output=True, text=True
+    ).stdout
     assert OPENCLAW_VERSION in version

@@ -64,8 +64,11 @@ def bridges_under(root: int) -> list[int]:
             pid = parents.get(pid, 0)
         return False
 
-    return [pid for pid, command in commands.items()
-            if "tinmem" in command and command.rstrip().endswith("bridge") and descends(pid)]  # fmt: skip
+    return [
+        pid
+        for pid, command in commands.items()
+        if "tinmem" in command and command.rstrip().endswith("bridge") and descends(pid)
+    ]
 
 
 def wait_until(condition, timeout: float, step: float = 0.5) -> bool:  # type: ignore[no-untyped-def]
@@ -82,17 +85,27 @@ def test_one_python_process_through_reloads_memory_on_the_first_turn_none_after_
     tmp_path: Path, settings: Settings
 ) -> None:
     tinmem_settings = settings.model_copy(update={"journal_path": str(tmp_path / "journal")})
-    gateway_settings = {"gateway": {"mode": "local", "port": free_port(), "bind": "loopback",
-                                    "auth": {"mode": "token", "token": TOKEN}}}  # fmt: skip
+    gateway_settings = {
+        "gateway": {
+            "mode": "local",
+            "port": free_port(),
+            "bind": "loopback",
+            "auth": {"mode": "token", "token": TOKEN},
+        }
+    }
     with FakeLLM(default=Reply(raw="Noted.")) as model:
         openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings, extra=gateway_settings)
         openclaw.environment["OPENCLAW_GATEWAY_TOKEN"] = TOKEN
         log_path = tmp_path / "gateway.log"
         with log_path.open("w") as log:
             gateway = subprocess.Popen(
-                [str(OPENCLAW), "gateway", "run"], env=openclaw.environment, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
+                [str(OPENCLAW), "gateway", "run"],
+                env=openclaw.environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         try:
             assert wait_until(lambda: "[gateway] ready" in read_log(log_path), 120)
             # the service started the Python side with the gateway

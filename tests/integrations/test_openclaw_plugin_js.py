@@ -18,10 +18,16 @@ NODE = str(NODE_24) if NODE_24.exists() else shutil.which("node")
 def test_the_bridge_process_fails_open_against_real_child_processes() -> None:
     assert NODE is not None, "CI installs Node.js (integrations/openclaw-test-host)"
     completed = subprocess.run(
-        [NODE, "--test", *map(str, sorted((ROOT / "integrations" / "openclaw" / "test").glob("*.test.js")))],
-        capture_output=True, text=True, timeout=120,
+        [
+            NODE,
+            "--test",
+            *map(str, sorted((ROOT / "integrations" / "openclaw" / "test").glob("*.test.js"))),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTHON": sys.executable},
-    )  # fmt: skip
+    )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
     assert "fail 0" in completed.stdout, completed.stdout
 

@@ -36,23 +36,31 @@ def test_openclaw_messages_and_context_become_ours() -> None:
     ]
     # a tool result is kept (clipped) so capture can tell whether the reply quotes it
     assert [(m.role, m.content) for m in to_messages(raw)] == [
-        ("user", "I use Helix"), ("tool", "x" * TOOL_OUTPUT_CHARACTERS), ("assistant", "Noted."),
-    ]  # fmt: skip
+        ("user", "I use Helix"),
+        ("tool", "x" * TOOL_OUTPUT_CHARACTERS),
+        ("assistant", "Noted."),
+    ]
     ctx = to_context({"agentId": "ops", "sessionKey": "agent:ops:x", "requesterSenderId": "ana"})
     assert (ctx.agent_id, ctx.session_key, ctx.user_id) == ("ops", "agent:ops:x", "ana")
 
 
 def test_openclaw_message_times_and_senders_are_kept() -> None:
     raw = [
-        {"role": "user", "content": "I moved to Porto.", "timestamp": 1683554160000,
-         "__openclaw": {"senderName": "Ana", "senderId": "tg:77"}},
+        {
+            "role": "user",
+            "content": "I moved to Porto.",
+            "timestamp": 1683554160000,
+            "__openclaw": {"senderName": "Ana", "senderId": "tg:77"},
+        },
         {"role": "assistant", "content": "Noted.", "timestamp": 1683554190000},
-    ]  # fmt: skip
+    ]
     said, reply = to_messages(raw)
     assert (said.name, said.timestamp) == ("Ana", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
     assert reply.name is None and reply.timestamp == datetime(2023, 5, 8, 13, 56, 30, tzinfo=UTC)
-    stored = [{"role": "user", "content": "Hi there, I moved.", "idempotencyKey": "run-1:user"},
-              {"role": "assistant", "content": "Noted.", "responseId": "chatcmpl-9"}]  # fmt: skip
+    stored = [
+        {"role": "user", "content": "Hi there, I moved.", "idempotencyKey": "run-1:user"},
+        {"role": "assistant", "content": "Noted.", "responseId": "chatcmpl-9"},
+    ]
     assert [message.id for message in to_messages(stored)] == ["run-1:user", "chatcmpl-9"]
     hook = to_context({"agentId": "ops", "senderId": "tg:77", "trigger": "heartbeat"})
     assert (hook.user_id, hook.trigger) == ("tg:77", "heartbeat")
@@ -64,20 +72,32 @@ def test_a_turn_captured_through_the_bridge_is_recalled_for_that_agent_only(
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     bridge = Bridge(plugin, io.StringIO())
     ops = {"agentId": "ops", "sessionId": "s1", "sessionKey": "agent:ops:s1"}
-    turn = {"messages": [{"role": "user", "content": "Please remember that I am allergic to peanuts."},
-                         {"role": "assistant", "content": "Noted."}]}  # fmt: skip
-    answers = ask(bridge, {"id": 1, "method": "hook",
-                           "params": {"hook": "agent_end", "event": turn, "ctx": ops}})  # fmt: skip
+    turn = {
+        "messages": [
+            {"role": "user", "content": "Please remember that I am allergic to peanuts."},
+            {"role": "assistant", "content": "Noted."},
+        ]
+    }
+    answers = ask(
+        bridge,
+        {"id": 1, "method": "hook", "params": {"hook": "agent_end", "event": turn, "ctx": ops}},
+    )
     assert answers == [{"id": 1, "result": {}}]
     assert plugin.flush()
     prompt = {"prompt": "Can you suggest a snack for me?", "messages": []}
     answers = ask(
         bridge,
-        {"id": 2, "method": "hook",
-         "params": {"hook": "before_prompt_build", "event": prompt, "ctx": ops}},
-        {"id": 3, "method": "hook",
-         "params": {"hook": "before_prompt_build", "event": prompt, "ctx": {"agentId": "sales"}}},
-    )  # fmt: skip
+        {
+            "id": 2,
+            "method": "hook",
+            "params": {"hook": "before_prompt_build", "event": prompt, "ctx": ops},
+        },
+        {
+            "id": 3,
+            "method": "hook",
+            "params": {"hook": "before_prompt_build", "event": prompt, "ctx": {"agentId": "sales"}},
+        },
+    )
     assert "peanuts" in answers[0]["result"]["prependContext"]
     assert answers[1]["result"] == {}
 
@@ -86,17 +106,22 @@ def test_tools_run_as_the_calling_agent_and_bad_requests_get_errors(
     plugin_settings: Settings, make_plugin
 ) -> None:  # type: ignore[no-untyped-def]
     bridge = Bridge(make_plugin(plugin_settings), io.StringIO())
-    store = {"content": "The deploy window is Tuesday", "category": "events",
-             "scope": "agent:ops"}  # fmt: skip
+    store = {"content": "The deploy window is Tuesday", "category": "events", "scope": "agent:ops"}
     answers = ask(
         bridge,
         {"id": 1, "method": "tools"},
-        {"id": 2, "method": "call_tool",
-         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}}},
-        {"id": 3, "method": "call_tool",
-         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "sales"}}},
+        {
+            "id": 2,
+            "method": "call_tool",
+            "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}},
+        },
+        {
+            "id": 3,
+            "method": "call_tool",
+            "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "sales"}},
+        },
         {"id": 4, "method": "explode"},
-    )  # fmt: skip
+    )
     assert {tool["name"] for tool in answers[0]["result"]} >= {"memory_recall", "memory_tree"}
     assert answers[1]["result"]["data"]["action"] == "created"
     assert answers[2]["result"]["data"]["error"]["type"] == "access_denied"
@@ -110,9 +135,12 @@ def test_status_counts_the_memories_each_agent_may_read(
     store = {"content": "The deploy window is Tuesday", "category": "events", "scope": "agent:ops"}
     answers = ask(
         bridge,
-        {"id": 1, "method": "call_tool",
-         "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}}},
-    )  # fmt: skip
+        {
+            "id": 1,
+            "method": "call_tool",
+            "params": {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}},
+        },
+    )
     assert answers[0]["result"]["data"]["action"] == "created"
     ops, sales = ask(
         bridge,
@@ -128,15 +156,21 @@ def test_status_counts_the_memories_each_agent_may_read(
 def test_tinmem_bridge_answers_on_stdout_and_exits_at_end_of_input(
     plugin_settings: Settings, tmp_path: Path
 ) -> None:
-    environment = {"TINMEM_DB_PATH": plugin_settings.db_path,
-                   "TINMEM_JOURNAL_PATH": plugin_settings.journal_path,
-                   "TINMEM_MODEL_DIR": str(plugin_settings.resolved_model_dir()),
-                   "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}  # fmt: skip
+    environment = {
+        "TINMEM_DB_PATH": plugin_settings.db_path,
+        "TINMEM_JOURNAL_PATH": plugin_settings.journal_path,
+        "TINMEM_MODEL_DIR": str(plugin_settings.resolved_model_dir()),
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+    }
     completed = subprocess.run(
         [str(Path(sys.executable).with_name("tinmem")), "bridge"],
-        input='{"id": 7, "method": "ping"}\n', capture_output=True, text=True, timeout=120,
+        input='{"id": 7, "method": "ping"}\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
         env=environment,
-    )  # fmt: skip
+    )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["id"] == 7
 

@@ -121,8 +121,9 @@ def test_a_message_about_someone_memory_never_heard_of_gets_only_user_facts(
     ctx = HookContext(agent_id="main")
     plugin.service.remember(
         "Gina: I finally went to the support group for small business owners last week.",
-        Category.EVENTS, scope="agent:main",
-    )  # fmt: skip
+        Category.EVENTS,
+        scope="agent:main",
+    )
     plugin.service.remember("User prefers short answers", Category.PREFERENCES, scope="agent:main")
     about_gina = plugin.before_prompt_build(
         event=PromptBuildEvent("When did Gina go to the support group?"), ctx=ctx

@@ -31,10 +31,13 @@ def test_captured_and_stored_memories_are_one_view_for_their_agent_only(host: Ho
     host.end_session(alpha)  # waits for the capture
     stored = host.call_tool(
         "memory_store",
-        {"content": "Ana's editor of choice is Helix", "category": "preferences",
-         "scope": "user:ana"},
+        {
+            "content": "Ana's editor of choice is Helix",
+            "category": "preferences",
+            "scope": "user:ana",
+        },
         alpha,
-    )  # fmt: skip
+    )
     assert stored.data["scope"] == "user:ana"
     again = host.start_session(agent_id="alpha", user_id="ana")
     found = texts(host.call_tool("memory_recall", {"query": "peanut allergy"}, again))
@@ -79,13 +82,19 @@ def test_switches_turn_automatic_recall_and_capture_off(
     host.turn(quiet, "Please remember that I am allergic to peanuts.")
     host.end_session(quiet)
     assert plugin.service.store.count() == 0 and plugin.journal.pending(due_only=False) == []
-    host.call_tool("memory_store", {"content": "Peanuts are banned in the office",
-                                    "category": "events"}, quiet)  # fmt: skip
-    assert host.manager.hook.before_prompt_build(
-        event=PromptBuildEvent("any peanuts in the office?"), ctx=HookContext(agent_id="quiet-1")
-    ) == []  # fmt: skip
-    off = make_plugin(plugin_settings.model_copy(update={"auto_capture": False,
-                                                         "auto_recall": False}))  # fmt: skip
+    host.call_tool(
+        "memory_store", {"content": "Peanuts are banned in the office", "category": "events"}, quiet
+    )
+    assert (
+        host.manager.hook.before_prompt_build(
+            event=PromptBuildEvent("any peanuts in the office?"),
+            ctx=HookContext(agent_id="quiet-1"),
+        )
+        == []
+    )
+    off = make_plugin(
+        plugin_settings.model_copy(update={"auto_capture": False, "auto_recall": False})
+    )
     other = Host(load_plugins([off], entry_points=False), quiet_model)
     session = other.start_session(agent_id="main")
     other.turn(session, "Please remember that office peanuts are banned.")

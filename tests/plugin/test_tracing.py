@@ -56,9 +56,11 @@ def test_the_variable_switches_tracing_on_for_every_plugin_manager() -> None:
         "load_plugins([P()], entry_points=False).hook.register_tools(register=print)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True,
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
         env={"TINMEM_TRACE": "1", "PATH": ""},
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     assert "[tinmem trace] register_tools ->" in result.stderr
     assert isinstance(pluggy.PluginManager("x"), pluggy.PluginManager)

@@ -9,9 +9,12 @@ from openclaw_tinmem.recall.scoring import final_score, recency, rerank_text
 
 def test_the_cross_encoder_reads_the_end_of_a_memory_s_context() -> None:
     memory = Memory(
-        category=Category.EVENTS, headline="h", summary="s", content="Three times a week.",
+        category=Category.EVENTS,
+        headline="h",
+        summary="s",
+        content="Three times a week.",
         context="Great news about the gym, John! How often do you all work out together?",
-    )  # fmt: skip
+    )
     assert rerank_text(memory, 0) == "Three times a week."
     assert rerank_text(memory, 200) == f"Three times a week. (in reply to: {memory.context})"
     # cut to the last 40 characters, then forward to the next word boundary
@@ -24,9 +27,12 @@ def test_the_cross_encoder_reads_the_end_of_a_memory_s_context() -> None:
 
 def test_a_memory_keeps_only_the_end_of_a_long_context() -> None:
     memory = Memory(
-        category=Category.EVENTS, headline="h", summary="s", content="c",
+        category=Category.EVENTS,
+        headline="h",
+        summary="s",
+        content="c",
         context="x" * 5000 + " the question",
-    )  # fmt: skip
+    )
     assert len(memory.context) == 2000 and memory.context.endswith("the question")
     assert Memory(category=Category.EVENTS, headline="h", summary="s", content="c").context == ""
 

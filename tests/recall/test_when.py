@@ -49,10 +49,12 @@ def test_a_query_that_names_a_time_favours_what_was_said_then(service: MemorySer
         _day(2023, 5, 8): "We went hiking in the mountains with the kids.",
         _day(2023, 8, 20): "We went hiking in the forest with the dog.",
     }
-    service.remember_many([
-        Draft(content=text, category=Category.EVENTS, created_at=when, source=Source.INGEST)
-        for when, text in said.items()
-    ])  # fmt: skip
+    service.remember_many(
+        [
+            Draft(content=text, category=Category.EVENTS, created_at=when, source=Source.INGEST)
+            for when, text in said.items()
+        ]
+    )
     plain = service.recall("Where did we go hiking?", limit=2)
     in_august = service.recall("Where did we go hiking in August 2023?", limit=2)
     in_may = service.recall("Where did we go hiking in May 2023?", limit=2)

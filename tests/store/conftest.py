@@ -24,8 +24,10 @@ def s3_settings(s3_endpoint: str, settings: Settings, request: pytest.FixtureReq
     create_bucket(s3_endpoint, bucket)
     return settings.model_copy(
         update={  # the named options for the server, credentials as raw storage options
-            "db_path": f"s3://{bucket}/memory", "storage_endpoint": s3_endpoint,
-            "storage_region": "us-east-1", "storage_allow_http": True,
+            "db_path": f"s3://{bucket}/memory",
+            "storage_endpoint": s3_endpoint,
+            "storage_region": "us-east-1",
+            "storage_allow_http": True,
             "storage_options": {"aws_access_key_id": "test", "aws_secret_access_key": "test"},
         }
-    )  # fmt: skip
+    )

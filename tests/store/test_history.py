@@ -22,17 +22,27 @@ def actions(service: MemoryService, memory_id: str) -> list[HistoryAction]:
 def test_every_action_appends_an_event(service: MemoryService) -> None:
     tools = build_toolbox(service)
     alpha = Identity(agent_id="alpha")
-    stored = tools.call("memory_store", {"content": "The office is in Lisbon, token: abcd1234efgh",
-                                          "category": "profile"}, alpha)  # fmt: skip
+    stored = tools.call(
+        "memory_store",
+        {"content": "The office is in Lisbon, token: abcd1234efgh", "category": "profile"},
+        alpha,
+    )
     memory_id = stored.data["id"]
-    merged = tools.call("memory_store", {"content": "User works from the Lisbon office",
-                                          "category": "profile"}, alpha).data  # fmt: skip
+    merged = tools.call(
+        "memory_store",
+        {"content": "User works from the Lisbon office", "category": "profile"},
+        alpha,
+    ).data
     assert merged["action"] == "merged"
     tools.call("memory_update", {"id": memory_id, "importance": 0.9}, alpha)
     tools.call("memory_forget", {"id": memory_id}, alpha)
     events = history(service, memory_id[:8])
-    assert [e.action for e in events] == [HistoryAction.CREATED, HistoryAction.MERGED,
-                                          HistoryAction.UPDATED, HistoryAction.FORGOTTEN]  # fmt: skip
+    assert [e.action for e in events] == [
+        HistoryAction.CREATED,
+        HistoryAction.MERGED,
+        HistoryAction.UPDATED,
+        HistoryAction.FORGOTTEN,
+    ]
     created, merge, update, forgotten = events
     assert created.after and created.after["content"].endswith("[REDACTED]")
     assert "1 secret(s) redacted" in created.note and "agent alpha" in created.actor
@@ -59,8 +69,20 @@ def test_a_bad_llm_merge_is_undone(llm_settings: Settings, fake_llm: FakeLLM, ma
     judge = LLMJudge(LLMClient(llm_settings), llm_settings)
     service: MemoryService = make_service(llm_settings, judge=judge)
     original = service.remember("User prefers tea in the morning", Category.PREFERENCES).memory
-    fake_llm.script(Reply({"decisions": [{"new": 1, "action": "merge", "target": 1,
-                                          "merged_content": "User hates all drinks"}]}))  # fmt: skip
+    fake_llm.script(
+        Reply(
+            {
+                "decisions": [
+                    {
+                        "new": 1,
+                        "action": "merge",
+                        "target": 1,
+                        "merged_content": "User hates all drinks",
+                    }
+                ]
+            }
+        )
+    )
     service.remember("User likes green tea with lunch", Category.PREFERENCES)
     assert service.get(original.id).content == "User hates all drinks"  # the bad merge
     events = history(service, original.id)
@@ -90,7 +112,8 @@ def test_reembedding_is_recorded_and_the_service_offers_history_and_restore(
     memory = service.remember("The cluster runs on Kubernetes 1.31", Category.ENTITIES).memory
     reembed(service)
     assert [e.action for e in service.history(memory.id)] == [
-        HistoryAction.CREATED, HistoryAction.REEMBEDDED,
-    ]  # fmt: skip
+        HistoryAction.CREATED,
+        HistoryAction.REEMBEDDED,
+    ]
     service.forget(memory_id=memory.id)
     assert service.restore(memory.id).content == memory.content

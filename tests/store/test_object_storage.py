@@ -126,10 +126,12 @@ def _run_hosts(script: str, settings: Settings, tmp_path: Path, count: int) -> N
         home = tmp_path / host  # each host has only its own local directories
         local = settings.model_copy(update={"journal_path": str(home / "journal")})
         environment = {**os.environ, "HOME": str(home)}
-        processes.append(subprocess.Popen(
-            [sys.executable, "-c", script, local.model_dump_json(), host, str(count)],
-            env=environment,
-        ))  # fmt: skip
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-c", script, local.model_dump_json(), host, str(count)],
+                env=environment,
+            )
+        )
     assert [process.wait(timeout=300) for process in processes] == [0, 0]
 
 

@@ -276,11 +276,16 @@ def test_full_text_search_reads_the_end_of_a_memory_s_context(service: MemorySer
     import_memories(
         service,
         [
-            json.dumps({"content": "Three times a week.", "category": "events",
-                        "context": "Kangaroo sanctuary " + padding + "How often do you all swim?"}),
+            json.dumps(
+                {
+                    "content": "Three times a week.",
+                    "category": "events",
+                    "context": "Kangaroo sanctuary " + padding + "How often do you all swim?",
+                }
+            ),
             json.dumps({"content": "Mostly on weekends.", "category": "events"}),
         ],
-    )  # fmt: skip
+    )
     found = {memory_id for memory_id, _ in service.store.text_search("swim", 10)}
     (memory,) = [m for m in service.store.list_memories() if m.content == "Three times a week."]
     assert found == {memory.id}

@@ -54,16 +54,20 @@ def test_another_thread_holding_it_is_visible_to_readers(tmp_path: Path) -> None
 
 def test_another_process_holding_it_times_out_with_the_lock_file_named(tmp_path: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys, time
             from filelock import FileLock
             with FileLock({str(tmp_path / LOCK_FILE_NAME)!r}):
                 print("held", flush=True)
                 time.sleep(30)
-        """)],
+        """),
+        ],
         stdout=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         lock = WriteLock(tmp_path, 0.2, on_acquire=lambda: None)

@@ -76,12 +76,24 @@ def test_naming_another_scope_is_denied_with_its_name(
 
 
 def test_store_writes_only_where_allowed(tools: Toolbox, shared: MemoryService) -> None:
-    error = call(tools, ALPHA, "memory_store", content="Beta owes me lunch", category="events",
-                 scope="agent:beta")["error"]  # fmt: skip
+    error = call(
+        tools,
+        ALPHA,
+        "memory_store",
+        content="Beta owes me lunch",
+        category="events",
+        scope="agent:beta",
+    )["error"]
     assert error["type"] == "access_denied" and "agent:beta" in error["message"]
     assert shared.store.count() == 0
-    own = call(tools, ALPHA, "memory_store", content="Alpha runs the nightly backup",
-               category="events", scope="agent:alpha")  # fmt: skip
+    own = call(
+        tools,
+        ALPHA,
+        "memory_store",
+        content="Alpha runs the nightly backup",
+        category="events",
+        scope="agent:alpha",
+    )
     assert own["scope"] == "agent:alpha"
     default = call(tools, ALPHA, "memory_store", content="Lunch is at noon", category="events")
     assert default["scope"] == "global"  # the skill's default

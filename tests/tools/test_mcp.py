@@ -191,8 +191,10 @@ async def test_mcp_over_http_maps_bearer_tokens_to_identities(
     port = _free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", str(port)],
-        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def session_as(token: str) -> Any:
@@ -217,9 +219,12 @@ async def test_mcp_over_http_maps_bearer_tokens_to_identities(
                     await session.initialize()
                     stored = await session.call_tool(
                         "memory_store",
-                        {"content": f"{agent} likes green tea", "category": "preferences",
-                         "scope": f"agent:{agent}"},
-                    )  # fmt: skip
+                        {
+                            "content": f"{agent} likes green tea",
+                            "category": "preferences",
+                            "scope": f"agent:{agent}",
+                        },
+                    )
                     assert not stored.is_error, stored.content[0].text
                     other = "beta" if agent == "alpha" else "alpha"
                     denied = await session.call_tool(
@@ -249,6 +254,9 @@ def test_without_tokens_the_http_server_refuses_anything_but_loopback(
 ) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", "0", "--host", "0.0.0.0"],
-        env=_environment(settings, tmp_path), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=_environment(settings, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and "without access tokens" in done.stderr

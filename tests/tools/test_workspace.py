@@ -61,9 +61,21 @@ def test_targets_and_protected_files() -> None:
     assert resolve_target("projects/alpha/notes.md", NOW) == "projects/alpha/notes.md"
     for allowed in ("IDENTITY-notes.md", "users.md", "soul-music.md", "AGENTS"):
         assert resolve_target(allowed, NOW) == allowed
-    for protected in ("IDENTITY.md", "SOUL.md", "AGENTS.md", "USER.md", "team/USER.md",
-                      "soul.md", "Soul.MD", "identity.md", "a/b/agents.MD", "IDENTITY.md.",
-                      "IDENTITY .md", "IDENTITY.md.bak", "SOUL.md . ."):  # fmt: skip
+    for protected in (
+        "IDENTITY.md",
+        "SOUL.md",
+        "AGENTS.md",
+        "USER.md",
+        "team/USER.md",
+        "soul.md",
+        "Soul.MD",
+        "identity.md",
+        "a/b/agents.MD",
+        "IDENTITY.md.",
+        "IDENTITY .md",
+        "IDENTITY.md.bak",
+        "SOUL.md . .",
+    ):
         with pytest.raises(InvalidArgumentError, match="identity file"):
             resolve_target(protected, NOW)
 
@@ -176,13 +188,16 @@ def test_search_finds_what_the_agent_remembers_unless_limited_to_documents(
 ) -> None:
     agent = Identity(agent_id="main")
     for search_memories in (True, False):
-        scoped = settings.model_copy(update={
-            "workspace_search_memories": search_memories,
-            "db_path": f"{settings.db_path}-{search_memories}",
-        })  # fmt: skip
+        scoped = settings.model_copy(
+            update={
+                "workspace_search_memories": search_memories,
+                "db_path": f"{settings.db_path}-{search_memories}",
+            }
+        )
         service = make_service(scoped)
-        service.remember("The user is allergic to peanuts.", Category.PROFILE,
-                         scope="agent:main", identity=agent)  # fmt: skip
+        service.remember(
+            "The user is allergic to peanuts.", Category.PROFILE, scope="agent:main", identity=agent
+        )
         toolbox = Toolbox()
         toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
         found = toolbox.call("memory_search", {"query": "peanut allergy"}, agent).data["results"]
@@ -313,8 +328,10 @@ def test_the_rate_limit_holds_across_processes_per_agent(tmp_path: Path) -> None
     def run(agent: str, calls: int) -> int:
         done = subprocess.run(
             [sys.executable, "-c", LIMITED_WRITER, str(path), agent, str(calls)],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return int(done.stdout)
 
     assert run("agent:alpha", 12) == 12

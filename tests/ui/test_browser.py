@@ -22,9 +22,15 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium on this machine (.ci/run installs Debian's)"
 )
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -95,13 +101,23 @@ def test_a_captured_memory_shows_when_and_where_it_was_said(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    where = Provenance(speakers=("Ana", "Assistant"), session_key="agent:main:telegram:direct:7",
-                       message_ids=("m-41", "m-42"), agent_id="main")  # fmt: skip
-    (outcome,) = service.remember_many([Draft(
-        content="Ana: We booked the Lisbon offsite for June.\nAssistant: Noted.",
-        category=Category.EVENTS, source=Source.AUTO_CAPTURE, provenance=where,
-        created_at=datetime(2024, 2, 1, 9, 30, tzinfo=UTC),
-    )])  # fmt: skip
+    where = Provenance(
+        speakers=("Ana", "Assistant"),
+        session_key="agent:main:telegram:direct:7",
+        message_ids=("m-41", "m-42"),
+        agent_id="main",
+    )
+    (outcome,) = service.remember_many(
+        [
+            Draft(
+                content="Ana: We booked the Lisbon offsite for June.\nAssistant: Noted.",
+                category=Category.EVENTS,
+                source=Source.AUTO_CAPTURE,
+                provenance=where,
+                created_at=datetime(2024, 2, 1, 9, 30, tzinfo=UTC),
+            )
+        ]
+    )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_page()

@@ -81,8 +81,12 @@ def test_merge_contents_does_not_repeat_contained_text() -> None:
 
 def test_every_profile_fact_lands_in_one_profile_memory(service: MemoryService) -> None:
     tools = build_toolbox(service)
-    facts = ["User's name is Priya", "Priya works as a data engineer in Lisbon",
-             "User is 34 years old", "User speaks Portuguese and English"]  # fmt: skip
+    facts = [
+        "User's name is Priya",
+        "Priya works as a data engineer in Lisbon",
+        "User is 34 years old",
+        "User speaks Portuguese and English",
+    ]
     results = [
         tools.call("memory_store", {"content": f, "category": "profile"}).data for f in facts
     ]
@@ -101,8 +105,20 @@ def test_with_an_llm_profile_facts_merge_even_if_it_says_create(
     judge = LLMJudge(LLMClient(llm_settings), llm_settings)
     service: MemoryService = make_service(llm_settings, judge=judge)
     first = service.remember("User's name is Priya", Category.PROFILE).memory
-    fake_llm.script(Reply({"decisions": [{"new": 1, "action": llm_action, "target": 1,
-                                          "merged_content": "User is Priya, a data engineer"}]}))  # fmt: skip
+    fake_llm.script(
+        Reply(
+            {
+                "decisions": [
+                    {
+                        "new": 1,
+                        "action": llm_action,
+                        "target": 1,
+                        "merged_content": "User is Priya, a data engineer",
+                    }
+                ]
+            }
+        )
+    )
     outcome = service.remember("User works as a data engineer", Category.PROFILE)
     assert outcome.action is Action.MERGED and outcome.memory.id == first.id
     assert ("LLM said create" in outcome.reason) == (llm_action == "create")

@@ -22,24 +22,31 @@ def test_an_imported_instruction_is_untrusted() -> None:
     line = json.dumps({"content": PLANTED, "category": "patterns"})
     memory, _, _ = parse_import_line(line, 1)
     assert memory.provenance.untrusted == INSTRUCTION_TEXT
-    plain, _, _ = parse_import_line(json.dumps({"content": "Refunds take 5 days.",
-                                                "category": "events"}), 2)  # fmt: skip
+    plain, _, _ = parse_import_line(
+        json.dumps({"content": "Refunds take 5 days.", "category": "events"}), 2
+    )
     assert plain.provenance.untrusted is None
 
 
 def test_updating_an_episode_keeps_it_trusted(service: MemoryService) -> None:
-    draft = Draft("User: I moved to Porto.\nAssistant: Noted, Porto it is.", Category.EVENTS,
-                  "global", tags=(EPISODE_TAG,))  # fmt: skip
+    draft = Draft(
+        "User: I moved to Porto.\nAssistant: Noted, Porto it is.",
+        Category.EVENTS,
+        "global",
+        tags=(EPISODE_TAG,),
+    )
     (written,) = service.remember_many([draft])
-    updated = service.update(written.memory.id,
-                             content="User: I moved to Porto.\nAssistant: Noted, Porto.")  # fmt: skip
+    updated = service.update(
+        written.memory.id, content="User: I moved to Porto.\nAssistant: Noted, Porto."
+    )
     assert updated.provenance.untrusted is None
 
 
 def test_the_same_words_trusted_are_kept_beside_an_untrusted_copy(service: MemoryService) -> None:
     text = "The refund desk is on the second floor next to billing."
-    doubtful = Draft(text, Category.ENTITIES, "global",
-                     provenance=Provenance(untrusted="quotes tool output"))  # fmt: skip
+    doubtful = Draft(
+        text, Category.ENTITIES, "global", provenance=Provenance(untrusted="quotes tool output")
+    )
     (first,) = service.remember_many([doubtful])
     (second,) = service.remember_many([Draft(text, Category.ENTITIES, "global")])
     assert second.action.value == "created" and second.memory.id != first.memory.id

@@ -34,9 +34,15 @@ def merge_by_the_judge(service: MemoryService, fake_llm: FakeLLM, written: str) 
     """Store a preference, then a second one the judge merges into it as ``written``; checks
     the merge landed and returns the merged memory as first stored."""
     first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
-    fake_llm.script(Reply({"decisions": [
-        {"new": 1, "action": "merge", "target": 1, "merged_content": written},
-    ]}))  # fmt: skip
+    fake_llm.script(
+        Reply(
+            {
+                "decisions": [
+                    {"new": 1, "action": "merge", "target": 1, "merged_content": written},
+                ]
+            }
+        )
+    )
     outcome = service.remember("I prefer dark mode in terminals too", Category.PREFERENCES)
     assert outcome.action is Action.MERGED and service.get(first.id).content == written
     return first
