@@ -28,9 +28,9 @@ from openclaw_tinmem.events import (
     PromptBuildEvent,
     PromptContext,
     SessionEvent,
-    ToolRegistration,
 )
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.hookspecs import registered_tools
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -57,8 +57,7 @@ class MemoryBinding:
         self._owns_plugin = plugin is None
         self.plugin = plugin or TinmemPlugin(settings)
         self.manager = load_plugins([self.plugin], entry_points=False)
-        self.tools: dict[str, ToolRegistration] = {}
-        self.manager.hook.register_tools(register=self._register)
+        self.tools = registered_tools(self.manager)
         session = session_id or str(uuid.uuid4())
         self.context = HookContext(
             agent_id=agent_id,
@@ -68,9 +67,6 @@ class MemoryBinding:
             channel=channel,
         )
         self._started = False
-
-    def _register(self, tool: ToolRegistration) -> None:
-        self.tools[tool.name] = tool
 
     def _turn_context(self) -> HookContext:
         return self.context.for_new_run()

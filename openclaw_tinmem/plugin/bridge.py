@@ -42,11 +42,11 @@ from openclaw_tinmem.events import (
     PromptBuildEvent,
     Role,
     SessionEvent,
-    ToolRegistration,
     content_text,
     parse_timestamp,
 )
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+from openclaw_tinmem.plugin.hookspecs import registered_tools
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -133,13 +133,9 @@ class Bridge:
     def __init__(self, plugin: TinmemPlugin, output: TextIO) -> None:
         self.plugin = plugin
         self.manager = load_plugins([plugin], entry_points=False)
-        self.tools: dict[str, ToolRegistration] = {}
-        self.manager.hook.register_tools(register=self._register)
+        self.tools = registered_tools(self.manager)
         self.output = output
         self._write_lock = threading.Lock()
-
-    def _register(self, tool: ToolRegistration) -> None:
-        self.tools[tool.name] = tool
 
     def serve(self, lines: TextIO) -> None:
         with ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge") as pool:

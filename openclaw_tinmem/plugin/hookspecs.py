@@ -80,6 +80,14 @@ def hook_names() -> list[str]:
     return [name for name, value in globals().items() if hasattr(value, f"{PROJECT_NAME}_spec")]
 
 
+def registered_tools(manager: pluggy.PluginManager) -> dict[str, ToolRegistration]:
+    """The tools the manager's plugins register through ``register_tools``, by name (of two
+    with one name, the one registered last). Every host asks for them this way, once."""
+    tools: dict[str, ToolRegistration] = {}
+    manager.hook.register_tools(register=lambda tool: tools.__setitem__(tool.name, tool))
+    return tools
+
+
 def make_plugin_manager() -> pluggy.PluginManager:
     """A PluginManager for the ``openclaw`` project with these specs registered; with
     ``TINMEM_TRACE`` set, every hook call is traced (``plugin.tracing``)."""

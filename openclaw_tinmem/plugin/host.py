@@ -33,7 +33,11 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
 )
-from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, make_plugin_manager
+from openclaw_tinmem.plugin.hookspecs import (
+    ENTRY_POINT_GROUP,
+    make_plugin_manager,
+    registered_tools,
+)
 
 # The model answers with the reply's text, or with a whole Message (who said it, when, its id)
 Model = Callable[[Sequence[Message], Sequence[ToolRegistration]], str | Message]
@@ -148,11 +152,7 @@ class Host:
     def __init__(self, manager: pluggy.PluginManager, model: Model) -> None:
         self.manager = manager
         self.model = model
-        self.tools: dict[str, ToolRegistration] = {}
-        self.manager.hook.register_tools(register=self._register)
-
-    def _register(self, tool: ToolRegistration) -> None:
-        self.tools[tool.name] = tool
+        self.tools = registered_tools(manager)
 
     def _call(self, hook: Callable[..., list[Any]], **kwargs: Any) -> list[Any]:
         """Call a hook; a hookimpl's awaitable result is awaited on a private event loop."""
@@ -192,10 +192,7 @@ class AsyncHost:
     def __init__(self, manager: pluggy.PluginManager, model: AsyncModel) -> None:
         self.manager = manager
         self.model = model
-        self.tools: dict[str, ToolRegistration] = {}
-        self.manager.hook.register_tools(
-            register=lambda tool: self.tools.__setitem__(tool.name, tool)
-        )
+        self.tools = registered_tools(manager)
 
     async def _call(self, hook: Callable[..., list[Any]], **kwargs: Any) -> list[Any]:
         results = await asyncio.to_thread(hook, **kwargs)

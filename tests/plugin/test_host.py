@@ -13,7 +13,7 @@ from openclaw_tinmem.events import (
     ToolRegistration,
 )
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
-from openclaw_tinmem.plugin.hookspecs import hookimpl
+from openclaw_tinmem.plugin.hookspecs import hookimpl, registered_tools
 from openclaw_tinmem.plugin.host import AsyncHost, Host, build_prompt, join_contexts, load_plugins
 
 
@@ -95,3 +95,29 @@ async def test_async_host_never_blocks_the_loop(plugin: TinmemPlugin) -> None:
     assert stored.data["action"] == "created"
     assert session.last_injected is not None and "Miso" in session.last_injected
     assert ticks > 3  # the loop kept running while embedding and searching happened
+
+
+class ClockTool:
+    """A plugin of another project that registers one tool of its own."""
+
+    @hookimpl
+    def register_tools(self, register) -> None:  # type: ignore[no-untyped-def]
+        register(
+            ToolRegistration(
+                "clock", "What time it is", {"type": "object"}, lambda _args, _ctx: None
+            )
+        )
+
+
+def test_every_host_offers_the_tools_of_every_plugin(plugin_settings: Settings) -> None:
+    tinmem = TinmemPlugin(plugin_settings)
+    manager = load_plugins([tinmem, ClockTool()], entry_points=False)
+    tools = registered_tools(manager)
+    assert {"memory_recall", "memory_store", "clock"} <= set(tools)
+    sync_host, async_host = Host(manager, lambda _m, _t: "ok"), AsyncHost(manager, _async_model)
+    assert set(sync_host.tools) == set(async_host.tools) == set(tools)
+    tinmem.close()
+
+
+async def _async_model(_messages: object, _tools: object) -> str:
+    return "ok"
