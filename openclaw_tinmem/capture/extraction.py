@@ -120,10 +120,8 @@ class LLMExtractor:
         prompt = extraction_prompt(turn, context, when)
         result = self.llm.complete(Extraction, EXTRACTION_SYSTEM, prompt)
         source = _from_messages(turn)
-        facts = [
-            Draft(**memory.model_dump(), created_at=when, provenance=source)
-            for memory in result.memories
-        ]
+        # undated: the worker dates each fact by its exchange, when its words were said
+        facts = [Draft(**memory.model_dump(), provenance=source) for memory in result.memories]
         episode = result.episode
         return TurnExtraction(
             facts,

@@ -1,12 +1,15 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from openclaw_tinmem.capture.episodes import EPISODE_TAG, Exchange, is_substantive, speaker
-from openclaw_tinmem.capture.extraction import RuleExtractor
+from openclaw_tinmem.capture.extraction import LLMExtractor, RuleExtractor
 from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.capture.worker import CapturePipeline
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
+from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Category, Source
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.testing import FakeLLM, Reply
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 REPLIED = datetime(2023, 5, 8, 13, 57, tzinfo=UTC)
@@ -49,6 +52,35 @@ def test_an_exchange_is_kept_as_an_episode_dated_and_attributed(service: MemoryS
     assert provenance.message_ids == ("D1:1", "D1:2")
     assert provenance.speakers == ("Caroline", "Assistant")
     assert (provenance.agent_id, provenance.session_id) == ("main", "s1")
+
+
+def test_facts_the_llm_extracts_are_dated_by_when_their_words_were_said(
+    service: MemoryService, llm_settings: Settings, fake_llm: FakeLLM
+) -> None:
+    fake_llm.script(
+        Reply(
+            {
+                "episode": {
+                    "headline": "Caroline went to a support group",
+                    "summary": "It moved her.",
+                },
+                "memories": [
+                    {
+                        "category": "events",
+                        "headline": "Caroline went to an LGBTQ support group",
+                        "summary": "Caroline went to an LGBTQ support group on 7 May 2023.",
+                        "content": "Caroline went to an LGBTQ support group on 7 May 2023.",
+                    }
+                ],
+            }
+        )
+    )
+    extractor = LLMExtractor(LLMClient(llm_settings))
+    record = _turn()  # journalled now, long after the words were said
+    outcomes = CapturePipeline(service, extractor).process(record)
+    assert record.created > SAID + timedelta(days=1)
+    assert len(outcomes) == 2
+    assert {outcome.memory.created_at for outcome in outcomes} == {SAID}
 
 
 def test_a_turn_captured_twice_is_one_episode_even_under_other_message_ids(
