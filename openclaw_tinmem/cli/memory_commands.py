@@ -324,10 +324,8 @@ def history(state: CliState, memory_id: str, as_json: bool) -> None:
     restored — who acted, from where, and what it said before and after.
 
     MEMORY_ID is the id or its first 8 or more characters (a forgotten memory too)."""
-    from openclaw_tinmem.write.restoring import history as memory_history
-
     with friendly_errors():
-        events = memory_history(state.service, memory_id, state.identity)
+        events = state.service.history(memory_id, identity=state.identity)
     for event in events:
         if as_json:
             emit_json(event.to_dict())
@@ -353,12 +351,8 @@ def history(state: CliState, memory_id: str, as_json: bool) -> None:
 def restore(state: CliState, memory_id: str, to_event: str | None, as_json: bool) -> None:
     """Bring a forgotten or badly changed memory back from its history (re-embedded, and
     recorded as an event itself)."""
-    from openclaw_tinmem.write.restoring import restore as restore_memory
-
     with friendly_errors():
-        memory = restore_memory(
-            state.service, memory_id, to_event=to_event, identity=state.identity
-        )
+        memory = state.service.restore(memory_id, to_event=to_event, identity=state.identity)
     if as_json:
         emit_json(memory.public_dict())
     else:

@@ -80,9 +80,7 @@ class MemoryTools:
         return [(HISTORY_TOOLS[0], self.history)]
 
     def history(self, arguments: HistoryArguments, identity: Identity) -> ToolResult:
-        from openclaw_tinmem.write.restoring import history
-
-        events = history(self.service, arguments.id, identity)[-arguments.limit :]
+        events = self.service.history(arguments.id, identity=identity)[-arguments.limit :]
         data = {"id": events[0].memory_id, "events": [event.to_dict() for event in events]}
         lines = [f"- {e.at:%Y-%m-%d %H:%M} {e.action.value} by {e.actor}" for e in events]
         return ToolResult(data, "\n".join(lines))

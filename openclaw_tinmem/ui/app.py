@@ -20,7 +20,6 @@ from openclaw_tinmem.access import Identity
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, TinmemError
 from openclaw_tinmem.models import Memory
-from openclaw_tinmem.write.restoring import history, restore
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -152,7 +151,7 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
 
     async def one(request: Request) -> Any:
         memory_id = request.path_params["memory_id"]
-        events = [event.to_dict() for event in history(service, memory_id, identity)]
+        events = [event.to_dict() for event in service.history(memory_id, identity=identity)]
         try:
             memory: dict[str, Any] | None = service.get(memory_id, identity=identity).public_dict()
         except NotFoundError:
@@ -172,8 +171,8 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
 
     async def bring_back(request: Request) -> Any:
         body = await json_body(request)
-        memory = restore(
-            service, request.path_params["memory_id"], to_event=body.get("to"), identity=identity
+        memory = service.restore(
+            request.path_params["memory_id"], to_event=body.get("to"), identity=identity
         )
         return {"memory": memory.public_dict()}
 
