@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -162,6 +163,26 @@ def lost_a_race(error: Exception) -> bool:
     conflict, an incompatible concurrent transaction, a table created meanwhile)."""
     text = str(error).lower()
     return any(word in text for word in ("conflict", "incompatible", "already exists"))
+
+
+Landed = TypeVar("Landed")
+
+
+def commit_until_it_lands(
+    lock: Callable[[], AbstractContextManager[None]],
+    attempt: Callable[[], Landed | None],
+    gave_up: str,
+) -> Landed:
+    """The one loop of every conditional write: ``attempt`` reads what it changes, decides and
+    commits conditionally, all under ``lock`` (the store's write lock), and returns what it
+    wrote — or None when another writer came first, to be read and decided again after a
+    back-off. After ``COMMIT_ATTEMPTS`` refusals, a ``StoreError`` saying ``gave_up``."""
+    for _ in attempts():
+        with lock():
+            landed = attempt()
+        if landed is not None:
+            return landed
+    raise StoreError(gave_up)
 
 
 def attempts() -> Iterator[int]:

@@ -20,11 +20,15 @@ from lancedb.index import FTS, BTree
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.encoders.dense import Embedder
-from openclaw_tinmem.errors import NotFoundError, StoreError
+from openclaw_tinmem.errors import NotFoundError
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
-from openclaw_tinmem.store.conditional import attempts, merge_on_id, timestamp_literal
+from openclaw_tinmem.store.conditional import (
+    commit_until_it_lands,
+    merge_on_id,
+    timestamp_literal,
+)
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
@@ -153,31 +157,37 @@ class WorkspaceStore:
         path first, changed only if nobody changed it since it was read; otherwise it is
         read again and the write re-applied, as memories are (``store.conditional``).
         """
-        for _ in attempts():
-            with self.store.write_lock():
-                existing = self.get(path)
-                now = utc_now()
-                if existing is not None and append and existing.content:
-                    body = existing.content.rstrip("\n") + separator + content
-                else:
-                    body = content
-                document = Document(
-                    id=existing.id if existing else str(uuid.uuid4()),
-                    path=path,
-                    content=body,
-                    created_at=existing.created_at if existing else now,
-                    updated_at=now,
-                )
-                if self._commit(document, existing):
-                    self._write_chunks(document, existing)
-                    self.store.upkeep.wrote(
-                        "workspace",
-                        self.store.settings.optimize_every_writes,
-                        self.optimize,
-                        "workspace upkeep failed; retried later",
-                    )
-                    return document
-        raise StoreError(f"gave up writing {path}: other writers kept changing it; try again")
+
+        def attempt() -> Document | None:
+            existing = self.get(path)
+            now = utc_now()
+            if existing is not None and append and existing.content:
+                body = existing.content.rstrip("\n") + separator + content
+            else:
+                body = content
+            document = Document(
+                id=existing.id if existing else str(uuid.uuid4()),
+                path=path,
+                content=body,
+                created_at=existing.created_at if existing else now,
+                updated_at=now,
+            )
+            if not self._commit(document, existing):
+                return None
+            self._write_chunks(document, existing)
+            self.store.upkeep.wrote(
+                "workspace",
+                self.store.settings.optimize_every_writes,
+                self.optimize,
+                "workspace upkeep failed; retried later",
+            )
+            return document
+
+        return commit_until_it_lands(
+            self.store.write_lock,
+            attempt,
+            f"gave up writing {path}: other writers kept changing it; try again",
+        )
 
     def _commit(self, document: Document, existing: Document | None) -> bool:
         """Write the document row; False if another writer came first (read and try again)."""

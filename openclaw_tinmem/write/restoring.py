@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, StoreError
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import Memory, validate_memory_reference
-from openclaw_tinmem.store.conditional import attempts
+from openclaw_tinmem.store.conditional import commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 
 if TYPE_CHECKING:
@@ -67,23 +67,30 @@ def restore(
     memory = Memory.model_validate({**state, "updated_at": service.clock()})
     vector = service.embedder.embed_documents([memory.content])[0]
     tokens = service.late_interaction.encode([memory])
-    for _ in attempts():  # conditional: over whatever is stored when it lands
-        with service.store.write_lock():
-            current = service.store.get([memory.id]).get(memory.id)
-            expected = {memory.id: current.updated_at} if current else {}
-            if not service.store.upsert([memory], [vector], tokens, expected=expected):
-                service.store.record(
-                    [
-                        HistoryEvent(
-                            memory.id,
-                            HistoryAction.RESTORED,
-                            state_of(current),
-                            state_of(memory),
-                            actor=access.identity.describe(),
-                            source="restore",
-                        )
-                    ]
+    store = service.store
+
+    def attempt() -> Memory | None:  # conditional: over whatever is stored when it lands
+        current = store.get([memory.id]).get(memory.id)
+        expected = {memory.id: current.updated_at} if current else {}
+        if store.upsert([memory], [vector], tokens, expected=expected):
+            return None
+        store.record(
+            [
+                HistoryEvent(
+                    memory.id,
+                    HistoryAction.RESTORED,
+                    state_of(current),
+                    state_of(memory),
+                    actor=access.identity.describe(),
+                    source="restore",
                 )
-                service.late_interaction.written([memory], tokens)
-                return memory
-    raise StoreError(f"gave up restoring {memory.id}: other writers kept changing it; try again")
+            ]
+        )
+        service.late_interaction.written([memory], tokens)
+        return memory
+
+    return commit_until_it_lands(
+        store.write_lock,
+        attempt,
+        f"gave up restoring {memory.id}: other writers kept changing it; try again",
+    )

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from openclaw_tinmem.errors import NotFoundError, StoreError
+from openclaw_tinmem.errors import NotFoundError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import EPISODE_TAG, Memory, content_hash, normalise_tags
 from openclaw_tinmem.redaction import redact_secrets
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.write.trust import with_trust
 
@@ -60,40 +60,44 @@ def update(
     if tags is not None:
         changes["tags"] = normalise_tags(list(tags))
     store = service.store
-    for _ in attempts():
-        with store.write_lock():
-            found = store.get_with_vectors([memory_id])
-            if not found or not access.can_read(found[0][0].scope):
-                raise NotFoundError(f"no memory with id {memory_id}", field="id")
-            memory, stored_vector = found[0]
-            access.check_write(memory.scope, field="id")
-            updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
-            if content is not None:  # new words: are they an instruction to the model?
-                episode = EPISODE_TAG in updated.tags
-                updated.provenance = with_trust(memory.provenance, content, episode=episode)
-            tokens = service.writer.tokens_after_update(updated, memory)
-            conflicted = store.upsert(
-                [updated],
-                [stored_vector if vector is None else vector],
-                tokens,
-                expected={memory.id: memory.updated_at},
-            )
-            if not conflicted:
-                store.record(
-                    [
-                        HistoryEvent(
-                            memory.id,
-                            HistoryAction.UPDATED,
-                            state_of(memory),
-                            state_of(updated),
-                            actor=access.identity.describe(),
-                            source="memory_update",
-                        )
-                    ]
+
+    def attempt() -> Memory | None:
+        found = store.get_with_vectors([memory_id])
+        if not found or not access.can_read(found[0][0].scope):
+            raise NotFoundError(f"no memory with id {memory_id}", field="id")
+        memory, stored_vector = found[0]
+        access.check_write(memory.scope, field="id")
+        updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
+        if content is not None:  # new words: are they an instruction to the model?
+            episode = EPISODE_TAG in updated.tags
+            updated.provenance = with_trust(memory.provenance, content, episode=episode)
+        tokens = service.writer.tokens_after_update(updated, memory)
+        conflicted = store.upsert(
+            [updated],
+            [stored_vector if vector is None else vector],
+            tokens,
+            expected={memory.id: memory.updated_at},
+        )
+        if conflicted:
+            return None
+        store.record(
+            [
+                HistoryEvent(
+                    memory.id,
+                    HistoryAction.UPDATED,
+                    state_of(memory),
+                    state_of(updated),
+                    actor=access.identity.describe(),
+                    source="memory_update",
                 )
-                service.late_interaction.written([updated], tokens)
-                return updated
-    raise StoreError(
+            ]
+        )
+        service.late_interaction.written([updated], tokens)
+        return updated
+
+    return commit_until_it_lands(
+        store.write_lock,
+        attempt,
         f"gave up updating {memory_id} after {COMMIT_ATTEMPTS} attempts: other writers kept "
-        "changing it; try again"
+        "changing it; try again",
     )

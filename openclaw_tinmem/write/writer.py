@@ -16,7 +16,7 @@ from datetime import datetime
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
-from openclaw_tinmem.errors import InvalidArgumentError, StoreError
+from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
@@ -32,7 +32,7 @@ from openclaw_tinmem.models import (
     validate_scope,
 )
 from openclaw_tinmem.redaction import count_redactions, redact_secrets
-from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, attempts
+from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.dedup import (
@@ -210,27 +210,29 @@ class MemoryWriter:
         outcomes: list[WriteOutcome | None] = [None] * len(prepared)
         pending = list(range(len(prepared)))
         written: dict[str, tuple[Memory, bytes | None]] = {}
-        for _ in attempts():
-            with self.store.write_lock():  # re-check against the store as it is now
-                batch = PendingBatch(embedded=embedded)
-                for index in pending:
-                    item = prepared[index]
-                    outcome = self._commit(item, decisions[index], batch, tokens[item.memory.id])
-                    outcomes[index] = replace(outcome, redacted=item.redacted)
-                conflicted = self._commit_batch(batch, actor, written)
+
+        def attempt() -> list[WriteOutcome] | None:  # re-check against the store as it is now
+            nonlocal pending
+            batch = PendingBatch(embedded=embedded)
+            for index in pending:
+                item = prepared[index]
+                outcome = self._commit(item, decisions[index], batch, tokens[item.memory.id])
+                outcomes[index] = replace(outcome, redacted=item.redacted)
+            conflicted = self._commit_batch(batch, actor, written)
             # Another host changed or deleted a memory this batch merged into: those items are
             # read and decided again (by the rule, as ``_commit`` does for any stale target).
             pending = [i for i in pending if _memory_id(outcomes[i]) in conflicted]
-            if not pending:
-                break
-        else:
-            raise StoreError(
-                f"gave up after {COMMIT_ATTEMPTS} attempts: other writers kept changing the "
-                "memories this write merges into; those merges were not written, try again"
-            )
+            return None if pending else [outcome for outcome in outcomes if outcome is not None]
+
+        landed = commit_until_it_lands(
+            self.store.write_lock,
+            attempt,
+            f"gave up after {COMMIT_ATTEMPTS} attempts: other writers kept changing the "
+            "memories this write merges into; those merges were not written, try again",
+        )
         memories = [memory for memory, _ in written.values()]
         self.late_interaction.written(memories, [token for _, token in written.values()])
-        return [outcome for outcome in outcomes if outcome is not None]
+        return landed
 
     def _commit_batch(
         self, batch: PendingBatch, actor: str, written: dict[str, tuple[Memory, bytes | None]]
