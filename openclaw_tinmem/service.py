@@ -347,15 +347,17 @@ class MemoryService:
         identity: Identity | None = None,
     ) -> Memory:
         """Change only the given fields of a memory (``write.updating.update``)."""
+        memory_id = self.resolve_id(memory_id, identity=identity)
+        self.get(memory_id, identity=identity)  # exists and readable, before any LLM call
         return updating.update(
-            self,
+            self.writer,
+            self.access(identity),
             memory_id,
             content=content,
             summary=summary,
             headline=headline,
             importance=importance,
             tags=tags,
-            identity=identity,
         )
 
     def forget(
@@ -415,13 +417,13 @@ class MemoryService:
 
     def history(self, memory_id: str, *, identity: Identity | None = None) -> list[HistoryEvent]:
         """Every change of a memory, oldest first (``write.restoring.history``)."""
-        return restoring.history(self, memory_id, identity)
+        return restoring.history(self.store, self.access(identity), memory_id)
 
     def restore(
         self, memory_id: str, *, to_event: str | None = None, identity: Identity | None = None
     ) -> Memory:
         """Bring a memory back from its history (``write.restoring.restore``)."""
-        return restoring.restore(self, memory_id, to_event=to_event, identity=identity)
+        return restoring.restore(self.writer, self.access(identity), memory_id, to_event=to_event)
 
     def forget_many(
         self, memories: Sequence[Memory], *, purge: bool = False, identity: Identity | None = None

@@ -10,17 +10,16 @@ from openclaw_tinmem.store.conditional import commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 
 if TYPE_CHECKING:
-    from openclaw_tinmem.access import Identity
-    from openclaw_tinmem.service import MemoryService
+    from openclaw_tinmem.access import Access
+    from openclaw_tinmem.store.table import MemoryStore
+    from openclaw_tinmem.write.writer import MemoryWriter
 
 
-def history(
-    service: MemoryService, memory_id: str, identity: Identity | None = None
-) -> list[HistoryEvent]:
+def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryEvent]:
     """Every change of a memory, oldest first — also of one that was forgotten — if the
     caller may read the scope it was last in. The id may be a prefix of 8+ characters."""
     reference = validate_memory_reference(memory_id)
-    ids = service.store.history.memory_ids_starting(reference)
+    ids = store.history.memory_ids_starting(reference)
     if not ids:
         raise NotFoundError(f"no history for memory {reference}", field="id")
     if len(ids) > 1:
@@ -28,24 +27,20 @@ def history(
             f"id prefix {reference} matches {len(ids)} memories: {', '.join(sorted(ids)[:10])}",
             field="id",
         )
-    events = service.store.history.events(ids[0])
+    events = store.history.events(ids[0])
     last = events[-1].after or events[-1].before or {}
-    if not service.access(identity).can_read(str(last.get("scope", ""))):
+    if not access.can_read(str(last.get("scope", ""))):
         raise NotFoundError(f"no history for memory {reference}", field="id")
     return events
 
 
 def restore(
-    service: MemoryService,
-    memory_id: str,
-    *,
-    to_event: str | None = None,
-    identity: Identity | None = None,
+    writer: MemoryWriter, access: Access, memory_id: str, *, to_event: str | None = None
 ) -> Memory:
     """Bring a memory back as it was: before its last change by default (a forget, a bad
     merge, an update), or right after the event ``to_event`` (an id or its prefix).
     Re-embedded, written under the write lock, and itself recorded as an event."""
-    events = history(service, memory_id, identity)
+    events = history(writer.store, access, memory_id)
     if to_event is None:
         state = events[-1].before
         if state is None:
@@ -62,12 +57,11 @@ def restore(
             )
         state = chosen[0].after or chosen[0].before
     assert state is not None  # every event holds a state before or after
-    access = service.access(identity)
     access.check_write(state["scope"], field="scope")
-    memory = Memory.model_validate({**state, "updated_at": service.clock()})
-    vector = service.embedder.embed_documents([memory.content])[0]
-    tokens = service.late_interaction.encode([memory])
-    store = service.store
+    memory = Memory.model_validate({**state, "updated_at": writer.clock()})
+    vector = writer.embedder.embed_documents([memory.content])[0]
+    tokens = writer.late_interaction.encode([memory])
+    store = writer.store
 
     def attempt() -> Memory | None:  # conditional: over whatever is stored when it lands
         current = store.get([memory.id]).get(memory.id)
@@ -86,7 +80,7 @@ def restore(
                 )
             ]
         )
-        service.late_interaction.written([memory], tokens)
+        writer.late_interaction.written([memory], tokens)
         return memory
 
     return commit_until_it_lands(

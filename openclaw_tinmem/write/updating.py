@@ -14,13 +14,14 @@ from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.write.trust import with_trust
 
 if TYPE_CHECKING:
-    from openclaw_tinmem.access import Identity
+    from openclaw_tinmem.access import Access
     from openclaw_tinmem.encoders.dense import Vector
-    from openclaw_tinmem.service import MemoryService
+    from openclaw_tinmem.write.writer import MemoryWriter
 
 
 def update(
-    service: MemoryService,
+    writer: MemoryWriter,
+    access: Access,
     memory_id: str,
     *,
     content: str | None = None,
@@ -28,38 +29,35 @@ def update(
     headline: str | None = None,
     importance: float | None = None,
     tags: Sequence[str] | None = None,
-    identity: Identity | None = None,
 ) -> Memory:
-    """Change only the given fields; new content re-embeds and refreshes levels not given.
+    """Change only the given fields of memory ``memory_id`` (a whole id, which the caller
+    found readable); new content re-embeds and refreshes levels not given.
 
     What new content needs (levels from the LLM, embeddings) is made before the write lock
     is taken, within ``tool_timeout_seconds`` for the LLM. Under the lock the memory is read
     again and the given fields are written onto it — conditionally: if another host changed
     it in between, it is read again and the fields applied to what that host wrote.
     """
-    memory_id = service.resolve_id(memory_id, identity=identity)
-    access = service.access(identity)
     content, summary, headline = (
         None if text is None else redact_secrets(text) for text in (content, summary, headline)
     )
-    service.get(memory_id, identity=identity)  # exists and readable, before any LLM call
     changes: dict[str, object] = {}
     vector: Vector | None = None
     if content is not None:
-        deadline = Deadline(service.settings.tool_timeout_seconds)
-        generated_headline, generated_summary = service.writer.levels(content, deadline)
+        deadline = Deadline(writer.settings.tool_timeout_seconds)
+        generated_headline, generated_summary = writer.levels(content, deadline)
         changes.update(
             content=content,
             content_hash=content_hash(content),
             headline=generated_headline,
             summary=generated_summary,
         )
-        vector = service.embedder.embed_documents([content])[0]
+        vector = writer.embedder.embed_documents([content])[0]
     given = {"headline": headline, "summary": summary, "importance": importance}
     changes.update({name: value for name, value in given.items() if value is not None})
     if tags is not None:
         changes["tags"] = normalise_tags(list(tags))
-    store = service.store
+    store = writer.store
 
     def attempt() -> Memory | None:
         found = store.get_with_vectors([memory_id])
@@ -67,11 +65,11 @@ def update(
             raise NotFoundError(f"no memory with id {memory_id}", field="id")
         memory, stored_vector = found[0]
         access.check_write(memory.scope, field="id")
-        updated = memory.model_copy(update={**changes, "updated_at": service.clock()})
+        updated = memory.model_copy(update={**changes, "updated_at": writer.clock()})
         if content is not None:  # new words: are they an instruction to the model?
             episode = EPISODE_TAG in updated.tags
             updated.provenance = with_trust(memory.provenance, content, episode=episode)
-        tokens = service.writer.tokens_after_update(updated, memory)
+        tokens = writer.tokens_after_update(updated, memory)
         conflicted = store.upsert(
             [updated],
             [stored_vector if vector is None else vector],
@@ -92,7 +90,7 @@ def update(
                 )
             ]
         )
-        service.late_interaction.written([updated], tokens)
+        writer.late_interaction.written([updated], tokens)
         return updated
 
     return commit_until_it_lands(
