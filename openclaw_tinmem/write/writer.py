@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
@@ -35,6 +35,7 @@ from openclaw_tinmem.redaction import count_redactions, redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.write.batch import PendingBatch, Prepared
 from openclaw_tinmem.write.dedup import (
     Decision,
     MergeJudge,
@@ -60,61 +61,6 @@ def _source(memory: Memory) -> str:
     """Where a memory came from, as history records it: the source and its reference."""
     source = memory.source.value
     return f"{source}:{memory.source_ref}" if memory.source_ref else source
-
-
-@dataclass(frozen=True)
-class Prepared:
-    memory: Memory
-    vector: Vector
-    redacted: int = 0  # secrets replaced in its texts
-
-
-@dataclass
-class PendingBatch:
-    """Memories decided in this write, committed together in one LanceDB write."""
-
-    memories: dict[str, Memory] = field(default_factory=dict)
-    vectors: dict[str, Vector] = field(default_factory=dict)
-    tokens: dict[str, bytes | None] = field(default_factory=dict)
-    events: list[HistoryEvent] = field(default_factory=list)  # recorded with the commit
-    # updated_at of each stored memory this batch changes, when it was read: the write applies
-    # only if it is still that (``MemoryStore.upsert``); memories not in it are new
-    expected: dict[str, datetime] = field(default_factory=dict)
-    # embeddings of merged texts computed ahead, while the judge decided (text -> vector)
-    embedded: dict[str, Vector] = field(default_factory=dict)
-
-    def add(
-        self,
-        memory: Memory,
-        vector: Vector,
-        tokens: bytes | None = None,
-        *,
-        expected: datetime | None = None,
-    ) -> None:
-        """Queue a memory (``expected``: the stored one's ``updated_at``, for a change); token
-        vectors left out are encoded by ``encode_missing``."""
-        if expected is not None and memory.id not in self.memories:
-            self.expected[memory.id] = expected
-        self.memories[memory.id] = memory
-        self.vectors[memory.id] = vector
-        self.tokens[memory.id] = tokens
-
-    def encode_missing(self, late_interaction: LateInteraction) -> None:
-        """Encode the token vectors of queued memories that have none (merged ones)."""
-        missing = [self.memories[key] for key, value in self.tokens.items() if value is None]
-        for memory, tokens in zip(missing, late_interaction.encode(missing), strict=True):
-            self.tokens[memory.id] = tokens
-
-    def find_hash(self, candidate: Memory) -> Memory | None:
-        return next(
-            (
-                m
-                for m in self.memories.values()
-                if (m.scope, m.category, m.content_hash)
-                == (candidate.scope, candidate.category, candidate.content_hash)
-            ),
-            None,
-        )
 
 
 class MemoryWriter:
