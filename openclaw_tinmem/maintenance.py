@@ -186,20 +186,12 @@ def import_memories(
         progress(len(parsed) - len(changed))
     for start in range(0, len(changed), batch_size):
         batch = changed[start : start + batch_size]
-        vectors = service.embedder.embed_documents([memory.content for memory in batch])
-        service.store.upsert(batch, vectors, service.late_interaction.encode(batch))
-        service.store.record(
-            [
-                HistoryEvent(
-                    memory.id,
-                    HistoryAction.IMPORTED,
-                    state_of(stored.get(memory.id)),
-                    state_of(memory),
-                    actor="administrator (import)",
-                    source="import",
-                )
-                for memory in batch
-            ]
+        service.writer.put(
+            batch,
+            stored,
+            action=HistoryAction.IMPORTED,
+            actor="administrator (import)",
+            source="import",
         )
         batches += 1
         if progress:

@@ -8,7 +8,7 @@ meanwhile) and falls back to the similarity rule when it no longer holds.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 from datetime import datetime
@@ -213,6 +213,34 @@ class MemoryWriter:
                 replace(d, reason=f"{d.reason}; {note}" if d.reason else note) for d in decisions
             ]
         return decisions
+
+    def put(
+        self,
+        memories: Sequence[Memory],
+        before: Mapping[str, Memory],
+        *,
+        action: HistoryAction,
+        actor: str,
+        source: str,
+    ) -> None:
+        """Write these memories as they are, in one commit — embedded, their token vectors
+        encoded — replacing any stored under their ids (an import: the file is the truth, no
+        merge rule), with a history event each from ``before`` (the stored ones)."""
+        vectors = self.embedder.embed_documents([memory.content for memory in memories])
+        self.store.upsert(memories, vectors, self.late_interaction.encode(memories))
+        self.store.record(
+            [
+                HistoryEvent(
+                    memory.id,
+                    action,
+                    state_of(before.get(memory.id)),
+                    state_of(memory),
+                    actor=actor,
+                    source=source,
+                )
+                for memory in memories
+            ]
+        )
 
     def tokens_after_update(self, updated: Memory, before: Memory) -> list[bytes | None]:
         """Token vectors of an updated memory: the stored ones while its text is unchanged."""
