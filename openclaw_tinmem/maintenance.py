@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import pyarrow as pa
 from pydantic import ValidationError
 
 from openclaw_tinmem.config import Settings
@@ -26,10 +25,11 @@ from openclaw_tinmem.models import (
 )
 from openclaw_tinmem.redaction import count_redactions
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
-from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
+from openclaw_tinmem.store.history import HistoryAction
+from openclaw_tinmem.store.schema import row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_well_formed
+from openclaw_tinmem.write import reembedding
 from openclaw_tinmem.write.trust import with_trust
 
 Progress = Callable[[int], None]
@@ -204,40 +204,8 @@ def import_memories(
 
 
 def reembed(service: MemoryService, *, progress: Progress | None = None) -> int:
-    """Re-embed every memory (vector and token vectors) with the configured models, one commit."""
-    store = service.store
-    memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
-    rows: list[dict[str, Any]] = []
-    batch_size = service.settings.import_batch_size
-    for start in range(0, len(memories), batch_size):
-        batch = memories[start : start + batch_size]
-        contents = [memory.content for memory in batch]
-        vectors = service.embedder.embed_documents(contents)
-        tokens = service.late_interaction.encode(batch)
-        rows.extend(
-            memory_to_row(memory, vector, token)
-            for memory, vector, token in zip(batch, vectors, tokens, strict=True)
-        )
-        if progress:
-            progress(len(batch))
-    store.replace_all(pa.Table.from_pylist(rows, schema=store.schema()))
-    service.late_interaction.cache.clear()  # the same texts now have new token vectors
-    note = f"re-embedded with {service.embedder.model_name}"
-    store.record(
-        [
-            HistoryEvent(
-                memory.id,
-                HistoryAction.REEMBEDDED,
-                None,
-                state_of(memory),
-                actor="administrator (reembed)",
-                source="reembed",
-                note=note,
-            )
-            for memory in memories
-        ]
-    )
-    return len(memories)
+    """Re-embed every memory with the configured models, in one commit (``write.reembedding``)."""
+    return reembedding.reembed(service.writer, progress=progress)
 
 
 def statistics(store: MemoryStore) -> dict[str, Any]:

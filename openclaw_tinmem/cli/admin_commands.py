@@ -307,7 +307,7 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
             validate_scope(name)
         if not yes:
             click.confirm(f"Move every memory of {old} into {new}?", abort=True)
-        moved = state.service.store.rename_scope(old, new)
+        moved = state.service.writer.rename_scope(old, new)
     click.echo(f"Moved {moved} memories from {old} to {new}.")
 
 

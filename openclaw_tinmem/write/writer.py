@@ -242,6 +242,10 @@ class MemoryWriter:
             ]
         )
 
+    def rename_scope(self, old: str, new: str) -> int:
+        """Move every memory of scope ``old`` into ``new`` in one commit; returns how many."""
+        return self.store.rename_scope(old, new)
+
     def tokens_after_update(self, updated: Memory, before: Memory) -> list[bytes | None]:
         """Token vectors of an updated memory: the stored ones while its text is unchanged."""
         if (updated.content, updated.context) == (before.content, before.context):
