@@ -9,14 +9,13 @@ from openclaw_tinmem import maintenance
 from openclaw_tinmem.cli.doctor import diagnose
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
-from openclaw_tinmem.encoders.late_interaction import (
+from openclaw_tinmem.encoders.late_interaction import LateInteractionEncoder, shared_encoder
+from openclaw_tinmem.encoders.token_vectors import (
     QUANTIZATION_SCALE,
-    LateInteractionEncoder,
     TokenVectorCache,
     dequantize,
     maxsim,
     quantize,
-    shared_encoder,
 )
 from openclaw_tinmem.models import Action, Category
 from openclaw_tinmem.service import MemoryService, open_store
