@@ -12,11 +12,10 @@ from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.tools.toolbox import build_toolbox
 from openclaw_tinmem.write.dedup import LLMJudge
-from openclaw_tinmem.write.restoring import history, restore
 
 
 def actions(service: MemoryService, memory_id: str) -> list[HistoryAction]:
-    return [event.action for event in history(service, memory_id)]
+    return [event.action for event in service.history(memory_id)]
 
 
 def test_every_action_appends_an_event(service: MemoryService) -> None:
@@ -36,7 +35,7 @@ def test_every_action_appends_an_event(service: MemoryService) -> None:
     assert merged["action"] == "merged"
     tools.call("memory_update", {"id": memory_id, "importance": 0.9}, alpha)
     tools.call("memory_forget", {"id": memory_id}, alpha)
-    events = history(service, memory_id[:8])
+    events = service.history(memory_id[:8])
     assert [e.action for e in events] == [
         HistoryAction.CREATED,
         HistoryAction.MERGED,
@@ -59,7 +58,7 @@ def test_a_forgotten_memory_comes_back(service: MemoryService) -> None:
     memory = service.remember("Backups run nightly at 02:00", Category.PATTERNS).memory
     service.forget(memory_id=memory.id)
     assert service.store.count() == 0
-    restored = restore(service, memory.id)
+    restored = service.restore(memory.id)
     assert restored.content == memory.content and restored.id == memory.id
     assert service.recall("when do backups run")[0].memory.id == memory.id
     assert actions(service, memory.id)[-1] is HistoryAction.RESTORED
@@ -85,8 +84,8 @@ def test_a_bad_llm_merge_is_undone(llm_settings: Settings, fake_llm: FakeLLM, ma
     )
     service.remember("User likes green tea with lunch", Category.PREFERENCES)
     assert service.get(original.id).content == "User hates all drinks"  # the bad merge
-    events = history(service, original.id)
-    restored = restore(service, original.id, to_event=events[0].event_id[:8])
+    events = service.history(original.id)
+    restored = service.restore(original.id, to_event=events[0].event_id[:8])
     assert restored.content == "User prefers tea in the morning"
     assert service.get(original.id).content == "User prefers tea in the morning"
 
@@ -97,7 +96,7 @@ def test_history_follows_the_callers_rights(service: MemoryService) -> None:
     tools = build_toolbox(service)
     assert tools.call("memory_update", {"id": memory.id, "importance": 0.1}, beta).is_error
     try:
-        history(service, memory.id, beta)
+        service.history(memory.id, identity=beta)
     except Exception as error:
         assert type(error).__name__ == "NotFoundError"
     else:
