@@ -231,11 +231,15 @@ class Bridge:
         }
 
     def warm_up(self) -> None:
-        """Load the models now, by one recall for an agent with no memories, so that the
-        gateway's first real turn does not wait for them (its recall is time-boxed)."""
+        """Load the models now, so that the gateway's first real turn does not wait for them
+        (its recall is time-boxed): one recall for an agent with no memories loads the
+        embedder and the late-interaction encoder; that recall finds no candidate, so the
+        cross-encoder is loaded and run once by itself."""
         event = PromptBuildEvent("warming up the memory models")
         try:
             self.manager.hook.before_prompt_build(event=event, ctx=HookContext(WARM_UP_AGENT))
+            if not self.plugin.degraded() and self.plugin.settings.rerank:
+                self.plugin.service.reranker.score(event.prompt, [event.prompt])
         except Exception:  # the first real turn will report whatever is wrong
             logger.debug("bridge warm-up failed", exc_info=True)
 

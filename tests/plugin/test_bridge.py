@@ -180,3 +180,13 @@ def test_committed_openclaw_package_files_match_the_code() -> None:
         assert (ROOT / "integrations" / "openclaw" / name).read_text() == text, (
             f"regenerate: {REGENERATE}"
         )
+
+
+def test_the_warm_up_loads_every_model_a_first_recall_needs(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    bridge = Bridge(plugin, io.StringIO())
+    assert plugin.service._reranker is None  # loaded on first use
+    bridge.warm_up()  # its recall, for an agent with no memories, reaches no cross-encoder
+    assert plugin.service._reranker is not None
