@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import Memory, validate_memory_reference
 from openclaw_tinmem.store.conditional import commit_until_it_lands
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Access
@@ -68,20 +68,14 @@ def restore(
         expected = {memory.id: current.updated_at} if current else {}
         if store.upsert([memory], [vector], tokens, expected=expected):
             return None
-        store.record(
-            [
-                HistoryEvent(
-                    memory.id,
-                    HistoryAction.RESTORED,
-                    state_of(current),
-                    state_of(memory),
-                    actor=access.identity.describe(),
-                    source="restore",
-                )
-            ]
+        return writer.landed(
+            current,
+            memory,
+            tokens,
+            action=HistoryAction.RESTORED,
+            actor=access.identity.describe(),
+            source="restore",
         )
-        writer.late_interaction.written([memory], tokens)
-        return memory
 
     return commit_until_it_lands(
         store.write_lock,

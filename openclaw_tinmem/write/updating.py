@@ -10,7 +10,7 @@ from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import EPISODE_TAG, Memory, content_hash, normalise_tags
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
+from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.write.trust import with_trust
 
 if TYPE_CHECKING:
@@ -78,20 +78,14 @@ def update(
         )
         if conflicted:
             return None
-        store.record(
-            [
-                HistoryEvent(
-                    memory.id,
-                    HistoryAction.UPDATED,
-                    state_of(memory),
-                    state_of(updated),
-                    actor=access.identity.describe(),
-                    source="memory_update",
-                )
-            ]
+        return writer.landed(
+            memory,
+            updated,
+            tokens,
+            action=HistoryAction.UPDATED,
+            actor=access.identity.describe(),
+            source="memory_update",
         )
-        writer.late_interaction.written([updated], tokens)
-        return updated
 
     return commit_until_it_lands(
         store.write_lock,

@@ -242,6 +242,33 @@ class MemoryWriter:
             ]
         )
 
+    def landed(
+        self,
+        before: Memory | None,
+        after: Memory,
+        tokens: Sequence[bytes | None],
+        *,
+        action: HistoryAction,
+        actor: str,
+        source: str,
+    ) -> Memory:
+        """A single memory's change that landed (an update, a restore): its history event
+        recorded and its token vectors handed to the cache; returns ``after``."""
+        self.store.record(
+            [
+                HistoryEvent(
+                    after.id,
+                    action,
+                    state_of(before),
+                    state_of(after),
+                    actor=actor,
+                    source=source,
+                )
+            ]
+        )
+        self.late_interaction.written([after], tokens)
+        return after
+
     def rename_scope(self, old: str, new: str) -> int:
         """Move every memory of scope ``old`` into ``new`` in one commit; returns how many."""
         return self.store.rename_scope(old, new)
