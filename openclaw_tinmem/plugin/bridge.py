@@ -248,8 +248,12 @@ def run(settings: Settings | None = None) -> None:
     """Serve the bridge on standard input and output (logs go to standard error)."""
     plugin = TinmemPlugin(settings)
     bridge = Bridge(plugin, sys.stdout)
-    threading.Thread(target=bridge.warm_up, name="tinmem-warm-up", daemon=True).start()
+    warming = threading.Thread(target=bridge.warm_up, name="tinmem-warm-up", daemon=True)
+    warming.start()
     try:
         bridge.serve(sys.stdin)
     finally:
+        # the warm-up runs native model code: the interpreter must not tear down under it
+        # (an input that ends at once would abort the process), so it finishes first
+        warming.join()
         plugin.close()
