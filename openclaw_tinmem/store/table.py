@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -35,6 +34,7 @@ from openclaw_tinmem.store.opening import (
 )
 from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
+from openclaw_tinmem.store.versions import TableVersions
 from openclaw_tinmem.store.write_lock import WriteLock
 
 HISTORY_UPKEEP_FACTOR = 10
@@ -62,10 +62,18 @@ class MemoryStore:
         self.uri = settings.resolved_db_path()
         self.database = connect(settings)
         self.upkeep = UpkeepScheduler()  # the workspace tables' upkeep runs on it too
+        # the table is read through ``self.table``, set below and replaced by ``replace_all``
+        self.reader = LanceReader(lambda: self.table)
+        loader = SnapshotLoader(lambda: self.table, self.reader, dimension)
+        self.snapshots = SnapshotCache(loader)
+        self.snapshot_loads = loader.loads  # "whole" and "caught up" (tests, benchmarks)
+        self.versions = TableVersions(
+            lambda: self.table, self.snapshots, lambda: settings.read_consistency_seconds
+        )
         self._write_lock = WriteLock(
             self._directory() if settings.is_local_store() else None,
             settings.lock_timeout_seconds,
-            on_acquire=self._forget_version_check,
+            on_acquire=self.versions.forget,
         )
         # On an object store, hosts take turns at upkeep under a lease in the bucket.
         self.upkeep_lease = (
@@ -75,10 +83,7 @@ class MemoryStore:
                 self.database, f"upkeep {settings.table_name}", settings.upkeep_lease_seconds
             )
         )
-        self._known_version = 0
-        self._version_checked_at: float | None = None
         self.conflicts = 0  # memories a conditional write left out: another writer came first
-        self._schema_of: tuple[Any, pa.Schema] | None = None  # (table, its schema), see below
         # a local store this user may read but not write (a read-only mount, another user's
         # files): opened as it is, for reading; a write says so (``write_lock``)
         self.read_only = settings.is_local_store() and not is_writable(self._directory())
@@ -101,10 +106,6 @@ class MemoryStore:
                     verify_model=verify_model,
                 )
                 self.history = HistoryLog(self.database)
-        self.reader = LanceReader(lambda: self.table)
-        loader = SnapshotLoader(lambda: self.table, self.reader, dimension)
-        self.snapshots = SnapshotCache(loader)
-        self.snapshot_loads = loader.loads  # "whole" and "caught up" (tests, benchmarks)
 
     # ----------------------------------------------------------------- setup
 
@@ -117,16 +118,7 @@ class MemoryStore:
             name = self.settings.table_name
             self.table = create_table(self.database, name, data, self.schema(), "overwrite")
             self.snapshots.invalidate()
-            self._forget_version_check()
-
-    def _table_schema(self) -> pa.Schema:
-        """The stored table's schema. Asking LanceDB takes a millisecond, so it is asked again
-        only for a new table object or after another process committed (which may have
-        migrated the table): ``current_version`` and ``_published`` forget it then."""
-        table = self.table
-        if self._schema_of is None or self._schema_of[0] is not table:
-            self._schema_of = (table, table.schema)
-        return self._schema_of[1]
+            self.versions.forget()
 
     def stored_model(self) -> tuple[str, str]:
         return stored_model(self.table.schema)
@@ -149,19 +141,9 @@ class MemoryStore:
             )
         return self._write_lock.hold()
 
-    def _forget_version_check(self) -> None:
-        self._version_checked_at = None
-
     def current_version(self) -> int:
         """The table version, asked of LanceDB at most every ``read_consistency_seconds``."""
-        now = time.monotonic()
-        checked = self._version_checked_at
-        if checked is None or now - checked > self.settings.read_consistency_seconds:
-            version = int(self.table.version)
-            if version != self._known_version:  # another process committed (or first check)
-                self._schema_of = None
-            self._known_version, self._version_checked_at = version, now
-        return self._known_version
+        return self.versions.current()
 
     # ----------------------------------------------------------------- reads
 
@@ -292,7 +274,7 @@ class MemoryStore:
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)
         ]
-        data = pa.Table.from_pylist(rows, schema=self._table_schema())
+        data = pa.Table.from_pylist(rows, schema=self.versions.schema())
         matrix = np.asarray(vectors, dtype=np.float32)
         with self.write_lock():
             ids = [memory.id for memory in memories]
@@ -311,23 +293,10 @@ class MemoryStore:
                     vectors=matrix[commit.rows],
                     deleted=(),
                 )
-                self._published(commit.version, change)
+                self.versions.published(commit.version, change)
             if commits:
                 self._after_write()
             return conflicted
-
-    def _published(
-        self, version: int, change: Callable[[Snapshot], Snapshot] | None = None
-    ) -> None:
-        """Apply this process's commit (``version``, made on top of the snapshot's) to the
-        in-process copy by ``change`` (None: rows unchanged); when other writers committed
-        in between, the copy is left as it is and the next read catches it up."""
-        before = self._known_version
-        self._known_version, self._version_checked_at = version, time.monotonic()
-        if version != before + 1:  # another host's commit came first: the next read catches up
-            self._schema_of = None
-        else:
-            self.snapshots.advance(before, version, change)
 
     def delete(self, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
@@ -335,7 +304,9 @@ class MemoryStore:
         with self.write_lock():
             self.current_version()
             version = int(self.table.delete(build_filter(ids=memory_ids)).version)
-            self._published(version, lambda old: old.changed(version, None, None, memory_ids))
+            self.versions.published(
+                version, lambda old: old.changed(version, None, None, memory_ids)
+            )
             self._after_write()
 
     def rename_scope(self, old: str, new: str) -> int:
@@ -347,7 +318,7 @@ class MemoryStore:
             if moved:
                 self.table.update(where=where, values={"scope": new})
                 # Rows were rewritten in the table alone: the next read catches the copy up.
-                self._forget_version_check()
+                self.versions.forget()
                 self._after_write()
         return moved
 
@@ -369,7 +340,7 @@ class MemoryStore:
                 },
             )
             after = int(result.version)
-            self._published(after, lambda old: old.touched(after, memory_ids, when, times))
+            self.versions.published(after, lambda old: old.touched(after, memory_ids, when, times))
             self._after_write()
 
     def record(self, events: Sequence[HistoryEvent]) -> None:
@@ -418,13 +389,12 @@ class MemoryStore:
             with self.write_lock():
                 before = self.current_version()
                 optimize_table(self.table, retention)
-                self._known_version = int(self.table.version)
-                self.snapshots.advance(before, self._known_version)  # same rows, compacted
+                self.versions.compacted(before, int(self.table.version))
             return True
         if not upkeep_under_lease(self.table, lease, retention, self.settings):
             return False
         # Files rewritten, other hosts' commits between: the next read catches the copy up.
-        self._forget_version_check()
+        self.versions.forget()
         return True
 
     def wait_for_upkeep(self) -> None:
