@@ -5,7 +5,6 @@ Tools, hooks, the CLI and the MCP server all call these methods; nothing else wr
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -30,11 +29,11 @@ from openclaw_tinmem.models import (
     validate_memory_reference,
 )
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
-from openclaw_tinmem.store.access_tally import AccessTally, by_times
 from openclaw_tinmem.store.history import HistoryEvent
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
 from openclaw_tinmem.write import restoring, updating
+from openclaw_tinmem.write.access_stats import AccessRecorder
 from openclaw_tinmem.write.dedup import (
     FallbackJudge,
     LLMJudge,
@@ -42,11 +41,10 @@ from openclaw_tinmem.write.dedup import (
     SimilarityJudge,
     Summarizer,
 )
-from openclaw_tinmem.write.forgetting import ForgetOutcome, delete, is_confident
+from openclaw_tinmem.write.forgetting import ForgetOutcome, chosen, delete
 from openclaw_tinmem.write.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.write.writer import MemoryWriter
 
-logger = logging.getLogger("openclaw_tinmem")
 # Python code that owns the service acts for the store's owner unless it names an identity.
 OWNER = Identity.administrator(via="python")
 
@@ -102,8 +100,7 @@ class MemoryService:
             clock,
             self._write_pool,
         )
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
-        self._access = AccessTally(settings.access_write_seconds)
+        self.access_stats = AccessRecorder(store, settings.access_write_seconds)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryService:
@@ -124,9 +121,7 @@ class MemoryService:
     def close(self) -> None:
         """Write the access statistics gathered, finish background work (table upkeep) and
         release threads."""
-        if len(self._access):
-            self._background.submit(self._write_access)
-        self._background.shutdown(wait=True)
+        self.access_stats.close()
         self._search_pool.shutdown(wait=True)
         self._write_pool.shutdown(wait=True)
         self.store.close()
@@ -187,17 +182,9 @@ class MemoryService:
         now = self.clock()
         hits = self.pipeline.run(request, now)
         tracked = settings.track_access and not self.store.read_only
-        if hits and tracked and self._access.note([hit.memory.id for hit in hits], now):
-            self._background.submit(self._write_access)
+        if hits and tracked:
+            self.access_stats.recalled([hit.memory.id for hit in hits], now)
         return hits
-
-    def _write_access(self) -> None:
-        """Write the access statistics gathered since the last time (a few commits)."""
-        for times, memory_ids, last in by_times(self._access.take()):
-            try:
-                self.store.record_access(memory_ids, last, times)
-            except Exception:  # access statistics are best-effort and must never break recall
-                logger.warning("could not record memory access", exc_info=True)
 
     # ----------------------------------------------------------------- writes
 
@@ -404,13 +391,7 @@ class MemoryService:
             min_score=0.0,
             identity=identity,
         )
-        hits = [hit for hit in hits if access.can_write(hit.memory.scope)]
-        floor = self.settings.forget_min_similarity
-        confident = [hit for hit in hits if is_confident(query, hit, floor)]
-        confident = confident[: self.settings.forget_max_deletions]
-        chosen = {hit.memory.id for hit in confident}
-        others = [hit for hit in hits if hit.memory.id not in chosen]
-        memories = [hit.memory for hit in confident]
+        memories, others = chosen(query, hits, access, self.settings)
         return delete(
             self.store, memories, others, dry_run=dry_run, purge=purge, actor=access.identity
         )

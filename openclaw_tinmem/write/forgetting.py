@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from openclaw_tinmem.access import Identity
+from openclaw_tinmem.access import Access, Identity
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Hit, Memory
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
@@ -27,6 +28,19 @@ def is_confident(query: str, hit: Hit, min_similarity: float) -> bool:
     close = hit.similarity is not None and hit.similarity >= min_similarity
     statement = f"{hit.memory.headline}\n{hit.memory.content}"
     return close and details_agree(query, statement)
+
+
+def chosen(
+    query: str, hits: list[Hit], access: Access, settings: Settings
+) -> tuple[list[Memory], list[Hit]]:
+    """What a forget by ``query`` deletes — the confident matches among ``hits`` in scopes the
+    caller may write, ``forget_max_deletions`` at most — and the candidates it leaves."""
+    writable = [hit for hit in hits if access.can_write(hit.memory.scope)]
+    floor = settings.forget_min_similarity
+    confident = [hit for hit in writable if is_confident(query, hit, floor)]
+    confident = confident[: settings.forget_max_deletions]
+    ids = {hit.memory.id for hit in confident}
+    return [hit.memory for hit in confident], [hit for hit in writable if hit.memory.id not in ids]
 
 
 def delete(

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.store.access_tally import AccessCount, AccessTally, by_times
+from openclaw_tinmem.write.access_stats import AccessCount, AccessTally, by_times
 
 MOMENT = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

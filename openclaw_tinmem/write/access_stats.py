@@ -6,15 +6,22 @@ when the counts are due to be written — ``every_seconds`` after the last write
 ``max_pending`` memories are waiting — so a busy agent writes its access statistics in a few
 commits every few minutes, whatever its number of recalls. Counts not yet written when a
 process dies are lost: they are statistics, nothing reads them to decide what to keep.
+``AccessRecorder`` is the write: the store's ``record_access``, on a thread of its own.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+
+from openclaw_tinmem.store.table import MemoryStore
+
+logger = logging.getLogger("openclaw_tinmem")
 
 # Memories waiting at most: past this many the counts are written whatever the time.
 MAX_PENDING_MEMORIES = 1000
@@ -90,3 +97,31 @@ def by_times(counts: dict[str, AccessCount]) -> list[tuple[int, list[str], datet
         (times, memory_ids, max(counts[memory_id].last for memory_id in memory_ids))
         for times, memory_ids in sorted(groups.items())
     ]
+
+
+class AccessRecorder:
+    """Counts the memories recall returns and writes the counts when due, in the background."""
+
+    def __init__(self, store: MemoryStore, every_seconds: float) -> None:
+        self.store = store
+        self.tally = AccessTally(every_seconds)
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinmem-access")
+
+    def recalled(self, memory_ids: Iterable[str], when: datetime) -> None:
+        """Count one recall of each memory; queue the write when the counts are due."""
+        if self.tally.note(memory_ids, when):
+            self._background.submit(self.write)
+
+    def write(self) -> None:
+        """Write the counts gathered since the last time (a commit per number of recalls)."""
+        for times, memory_ids, last in by_times(self.tally.take()):
+            try:
+                self.store.record_access(memory_ids, last, times)
+            except Exception:  # access statistics are best-effort and must never break recall
+                logger.warning("could not record memory access", exc_info=True)
+
+    def close(self) -> None:
+        """Write what is still counted and wait for it."""
+        if len(self.tally):
+            self._background.submit(self.write)
+        self._background.shutdown(wait=True)
