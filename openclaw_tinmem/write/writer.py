@@ -16,22 +16,15 @@ from datetime import datetime
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
-from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
     Action,
-    Category,
     Draft,
     Memory,
     Source,
     WriteOutcome,
-    content_hash,
-    normalise_tags,
-    validate_memory_id,
-    validate_scope,
 )
-from openclaw_tinmem.redaction import count_redactions, redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
@@ -45,8 +38,9 @@ from openclaw_tinmem.write.dedup import (
     decide_by_similarity,
     merge_contents,
 )
+from openclaw_tinmem.write.drafting import drafted
 from openclaw_tinmem.write.levels import RuleSummarizer
-from openclaw_tinmem.write.trust import AUTHORED, with_trust
+from openclaw_tinmem.write.merging import likely_merged_texts, merged_memory, too_long
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -88,7 +82,10 @@ class MemoryWriter:
 
     def prepare(self, drafts: Sequence[Draft], deadline: Deadline | None = None) -> list[Prepared]:
         """Validate, write the missing levels and embed every draft (one batch)."""
-        made = [self._memory(draft, deadline) for draft in drafts]
+        made = [
+            drafted(draft, lambda content: self.levels(content, deadline), self.clock)
+            for draft in drafts
+        ]
         vectors = self.embedder.embed_documents([memory.content for memory, _ in made])
         return [
             Prepared(memory, vector, redacted)
@@ -102,40 +99,6 @@ class MemoryWriter:
         rules = RuleSummarizer()
         return deadline.run(lambda: self.summarizer.levels(content), lambda: rules.levels(content))
 
-    def _memory(self, draft: Draft, deadline: Deadline | None) -> tuple[Memory, int]:
-        """The draft as a memory with its secrets redacted, and how many were."""
-        if not draft.content.strip():
-            raise InvalidArgumentError("content must not be empty", field="content")
-        validate_scope(draft.scope)
-        content, redacted = count_redactions(draft.content.strip())
-        given_headline, in_headline = count_redactions(draft.headline or "")
-        given_summary, in_summary = count_redactions(draft.summary or "")
-        context, in_context = count_redactions(draft.context)
-        needs_levels = not (given_headline and given_summary)
-        headline, summary = self.levels(content, deadline) if needs_levels else ("", "")
-        now = self.clock()
-        memory = Memory(
-            scope=draft.scope,
-            category=draft.category,
-            content=content,
-            headline=given_headline or headline,
-            summary=given_summary or summary,
-            importance=draft.importance,
-            tags=normalise_tags(list(draft.tags)),
-            created_at=draft.created_at or now,
-            updated_at=now,
-            source=draft.source,
-            source_ref=draft.source_ref,
-            content_hash=content_hash(content),
-            context=context,
-            provenance=with_trust(draft.provenance, content, episode=EPISODE_TAG in draft.tags)
-            if draft.source in AUTHORED
-            else draft.provenance,
-        )
-        if draft.memory_id is not None:
-            memory.id = validate_memory_id(draft.memory_id)
-        return memory, redacted + in_headline + in_summary + in_context
-
     def write(
         self, prepared: Sequence[Prepared], deadline: Deadline | None = None, actor: str = ""
     ) -> list[WriteOutcome]:
@@ -147,7 +110,7 @@ class MemoryWriter:
         encoding = self.executor.submit(encode, candidates) if self.executor else None
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         # So is the text the similarity rule would merge each one into (the judge mostly agrees).
-        likely = self._likely_merged_texts(items)
+        likely = likely_merged_texts(items, self.settings)
         ahead = self.executor.submit(self._embed, likely) if self.executor and likely else None
         decisions = self._decide(items, deadline)
         encoded = encoding.result() if encoding else encode(candidates)
@@ -329,8 +292,9 @@ class MemoryWriter:
                 Action.SKIPPED, decision.target, decision.target.id, decision.reason
             )
         if decision.action is Action.MERGED and decision.target is not None:
-            merged = self._merge(decision.target, candidate, decision)
-            if not self._too_long(merged.category, merged.content, decision):
+            merged = merged_memory(decision.target, candidate, decision, self.clock())
+            limit = self.settings.merge_max_characters
+            if not too_long(merged.category, merged.content, decision, limit):
                 vector = batch.embedded.get(merged.content)
                 if vector is None:
                     vector = self.embedder.embed_documents([merged.content])[0]
@@ -361,18 +325,6 @@ class MemoryWriter:
         batch.events.append(event)
         return WriteOutcome(Action.CREATED, candidate, None, decision.reason)
 
-    def _likely_merged_texts(self, items: list[tuple[Memory, list[Neighbour]]]) -> list[str]:
-        """The merged texts the similarity rule would write for these candidates."""
-        texts = []
-        for candidate, neighbours in items:
-            decision = decide_by_similarity(candidate, neighbours, self.settings)
-            target = decision.target
-            if decision.action is Action.MERGED and target is not None:
-                text = merge_contents(target.content, candidate.content)  # the rule appends
-                if text != target.content and not self._too_long(target.category, text, decision):
-                    texts.append(text)
-        return texts
-
     def _embed(self, texts: list[str]) -> dict[str, Vector]:
         """Embeddings of likely merged texts; none if that fails (a guess must not fail the
         write: a merge that needs its text embeds it itself)."""
@@ -381,18 +333,6 @@ class MemoryWriter:
         except Exception:
             logger.debug("could not embed likely merged texts ahead", exc_info=True)
             return {}
-
-    def _too_long(self, category: Category, content: str, decision: Decision) -> bool:
-        """Whether merged ``content`` is an appended merge past ``merge_max_characters``: its
-        new lines would lie beyond what the ranking models read (and every later merge would
-        re-encode an ever longer text). Merged text an LLM wrote is its own judgement and is
-        kept whatever its length."""
-        if category is Category.PROFILE:
-            return False  # one profile per scope, whatever its length: the skill's rule
-        target = decision.target
-        grew = target is not None and content != target.content
-        limit = self.settings.merge_max_characters
-        return decision.content is None and grew and len(content) > limit
 
     def _merged_tokens(
         self,
@@ -414,25 +354,3 @@ class MemoryWriter:
         else:
             stored = self.late_interaction.stored([target], self.store).get(target.id)
         return stored if unchanged else self.late_interaction.appended(stored, candidate_tokens)
-
-    def _merge(self, existing: Memory, candidate: Memory, decision: Decision) -> Memory:
-        merged = decision.content and redact_secrets(decision.content)  # an LLM wrote it
-        content = merged or merge_contents(existing.content, candidate.content)
-        headline = decision.headline and redact_secrets(decision.headline)
-        summary = decision.summary and redact_secrets(decision.summary)
-        if not (headline and summary):
-            # The judge's one call writes merged levels; without them the rules do, so a merge
-            # never costs an extra LLM call.
-            generated_headline, generated_summary = RuleSummarizer().levels(content)
-            headline, summary = headline or generated_headline, summary or generated_summary
-        return existing.model_copy(
-            update={
-                "content": content,
-                "headline": headline,
-                "summary": summary,
-                "importance": max(existing.importance, candidate.importance),
-                "tags": normalise_tags([*existing.tags, *candidate.tags]),
-                "updated_at": self.clock(),
-                "content_hash": content_hash(content),
-            }
-        )
