@@ -9,16 +9,14 @@ Every hook swallows its own failures: the host sees "no memory this turn", never
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
 
 from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
@@ -30,7 +28,7 @@ from openclaw_tinmem.capture.worker import (
     capture_window,
 )
 from openclaw_tinmem.config import Settings, load_settings
-from openclaw_tinmem.errors import ConfigError, TinmemError
+from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -39,11 +37,11 @@ from openclaw_tinmem.events import (
     PromptContext,
     SessionEvent,
     ToolRegistration,
-    ToolResult,
 )
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
+from openclaw_tinmem.plugin.lazy_tools import LazyToolbox
 from openclaw_tinmem.process.urgency import urgent
 from openclaw_tinmem.recall.exposure import InjectionPolicy
 from openclaw_tinmem.recall.injection import render_block
@@ -51,7 +49,6 @@ from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_together
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import tool_definitions
-from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 
 logger = logging.getLogger("openclaw_tinmem")
 SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
@@ -347,7 +344,7 @@ class TinmemPlugin:
 
     @hookimpl
     def register_tools(self, register: Callable[[ToolRegistration], None]) -> None:
-        toolbox = LazyToolbox(self)
+        toolbox = LazyToolbox(lambda: self.service)
         degraded = self.degraded()
         tool_sets = "both" if degraded else self.settings.tool_sets
         for spec in tool_definitions(tool_sets, not degraded and self.settings.history_tool):
@@ -360,46 +357,6 @@ class TinmemPlugin:
                     async_handler=toolbox.async_handler(spec.name),
                 )
             )
-
-
-class LazyToolbox:
-    """Tool handlers that build the service on their first call, not at registration."""
-
-    def __init__(self, owner: TinmemPlugin) -> None:
-        self.owner = owner
-        self._toolbox: Toolbox | None = None
-        self._lock = threading.Lock()
-
-    def toolbox(self) -> Toolbox:
-        with self._lock:  # concurrent first calls (a bridge serves several) build it once
-            if self._toolbox is None:
-                self._toolbox = build_toolbox(self.owner.service)
-            return self._toolbox
-
-    def handler(self, name: str) -> Callable[[Any, HookContext | None], ToolResult]:
-        """Runs the tool for the agent the host's context names (``main`` without one)."""
-
-        def call(arguments: Any, ctx: HookContext | None = None) -> ToolResult:
-            try:
-                toolbox = self.toolbox()
-            except TinmemError as error:  # a broken configuration, a model that will not load
-                return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
-            except Exception as error:  # the host must never see an exception from a tool
-                logger.exception("memory tools unavailable")
-                message = f"memory is unavailable: {type(error).__name__}: {error}"
-                details = {"type": "unavailable", "message": message}
-                return ToolResult({"error": details}, f"Error: {details['message']}")
-            return toolbox.call(name, arguments, Identity.from_context(ctx))
-
-        return call
-
-    def async_handler(
-        self, name: str
-    ) -> Callable[[Any, HookContext | None], Awaitable[ToolResult]]:
-        async def call(arguments: Any, ctx: HookContext | None = None) -> ToolResult:
-            return await asyncio.to_thread(self.handler(name), arguments, ctx)
-
-        return call
 
 
 plugin = TinmemPlugin()
