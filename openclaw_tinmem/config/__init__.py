@@ -5,11 +5,8 @@ Every option is a flat field; its env var is ``TINMEM_`` + the field name upper-
 """
 
 from openclaw_tinmem.config.loading import expand_env_references, load_settings
-from openclaw_tinmem.config.settings import (
-    DEFAULT_EMBEDDING_MODEL,
-    DEFAULT_RERANKER_MODEL,
-    Settings,
-)
+from openclaw_tinmem.config.model_settings import DEFAULT_EMBEDDING_MODEL, DEFAULT_RERANKER_MODEL
+from openclaw_tinmem.config.settings import Settings
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
