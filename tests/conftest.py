@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
+from openclaw_tinmem.encoders.dense import Embedder, FastEmbedEmbedder
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.testing import FakeLLM
@@ -45,7 +45,9 @@ def settings(tmp_path: Path, model_settings: Settings) -> Settings:
 def make_service(embedder: FastEmbedEmbedder) -> Iterator[object]:
     services: list[MemoryService] = []
 
-    def build(settings: Settings, **options: object) -> MemoryService:
+    def build(
+        settings: Settings, embedder: Embedder = embedder, **options: object
+    ) -> MemoryService:
         store = open_store(settings, embedder)
         service = MemoryService(settings, store, embedder, **options)  # type: ignore[arg-type]
         services.append(service)
@@ -109,8 +111,8 @@ def plugin_settings(settings: Settings, tmp_path: Path) -> Settings:
 def make_plugin() -> Iterator[object]:
     plugins: list[TinmemPlugin] = []
 
-    def build(settings: Settings) -> TinmemPlugin:
-        plugin = TinmemPlugin(settings)
+    def build(settings: Settings, service: MemoryService | None = None) -> TinmemPlugin:
+        plugin = TinmemPlugin(settings, service)
         plugins.append(plugin)
         return plugin
 

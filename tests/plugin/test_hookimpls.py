@@ -7,6 +7,7 @@ import pytest
 
 from openclaw_tinmem import plugin as plugin_module
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -18,7 +19,9 @@ from openclaw_tinmem.events import (
 from openclaw_tinmem.models import EPISODE_TAG, Category
 from openclaw_tinmem.plugin.hookspecs import ENTRY_POINT_GROUP, hook_names
 from openclaw_tinmem.plugin.host import Host, load_plugins
+from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.testing import FakeLLM, Reply
+from tests.embedders import InterceptedEmbedder
 
 
 def echo_model(messages: Sequence[Message], tools: Sequence[ToolRegistration]) -> str:
@@ -211,14 +214,15 @@ def test_malformed_events_never_raise_into_the_host(
     assert answer is not None and "green tea" in answer.prepend_context
 
 
-def test_slow_recall_is_time_boxed(plugin_settings: Settings, make_plugin) -> None:  # type: ignore[no-untyped-def]
-    plugin = make_plugin(plugin_settings.model_copy(update={"recall_timeout_seconds": 0.2}))
-    plugin.service.remember("User prefers tea", Category.PREFERENCES)
+def test_slow_recall_is_time_boxed(
+    plugin_settings: Settings, make_plugin, embedder: FastEmbedEmbedder
+) -> None:  # type: ignore[no-untyped-def]
+    settings = plugin_settings.model_copy(update={"recall_timeout_seconds": 0.2})
     release = threading.Event()
-    original = plugin.service.recall
-    plugin.service.recall = lambda *a, **k: (release.wait(5), original(*a, **k))[
-        1
-    ]  # a stalled store
+    stalled = InterceptedEmbedder(embedder, before_query=lambda text: release.wait(5))
+    service = MemoryService(settings, open_store(settings, stalled), stalled)  # a stalled model
+    plugin = make_plugin(settings, service)
+    plugin.service.remember("User prefers tea", Category.PREFERENCES)
     started = time.perf_counter()
     assert (
         plugin.before_prompt_build(

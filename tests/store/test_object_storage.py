@@ -19,6 +19,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import StoreError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.store.lease import Lease
+from openclaw_tinmem.write.dedup import SimilarityJudge
 
 pytestmark = pytest.mark.skipif(not Path(MOTO_SERVER).exists(), reason="moto is not installed")
 
@@ -85,17 +86,21 @@ def test_the_writer_decides_again_when_its_merge_target_changed_under_it(
 ) -> None:  # type: ignore[no-untyped-def]
     """Host A's judge picked the profile to merge into; host B merged into it meanwhile. A's
     write is refused, A reads the profile again and merges into what B wrote: both kept."""
-    host_a, host_b = make_service(s3_settings), make_service(s3_settings)
+    host_b = make_service(s3_settings)
+
+    class HostBWritesWhileADecides(SimilarityJudge):
+        writing = False
+
+        def decide_batch(self, items):  # type: ignore[no-untyped-def]
+            decisions = super().decide_batch(items)
+            if self.writing:
+                host_b.remember("The user lives in Lisbon", Category.PROFILE)
+            return decisions
+
+    judge = HostBWritesWhileADecides(s3_settings)
+    host_a = make_service(s3_settings, judge=judge)
     profile = host_a.remember("The user is a marine biologist", Category.PROFILE).memory
-    judge = host_a.writer.judge
-    original = judge.decide_batch
-
-    def decide_while_host_b_writes(items):  # type: ignore[no-untyped-def]
-        decisions = original(items)
-        host_b.remember("The user lives in Lisbon", Category.PROFILE)
-        return decisions
-
-    judge.decide_batch = decide_while_host_b_writes  # type: ignore[method-assign]
+    judge.writing = True
     outcome = host_a.remember("The user speaks Portuguese and Dutch", Category.PROFILE)
     assert outcome.memory.id == profile.id
     time.sleep(s3_settings.read_consistency_seconds)

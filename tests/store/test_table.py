@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from lance.dataset import DatasetOptimizer, LanceDataset
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
@@ -55,17 +56,15 @@ def test_optimize_keeps_the_version_count_bounded(settings: Settings, make_servi
 def test_upkeep_runs_in_the_background_after_the_write_that_made_it_due(  # type: ignore[no-untyped-def]
     settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import openclaw_tinmem.store.table as store_module
-
     started, release = threading.Event(), threading.Event()
-    optimize_table = store_module.optimize_table
+    compact_files = DatasetOptimizer.compact_files
 
-    def slow(table, retention):  # type: ignore[no-untyped-def]
-        started.set()  # upkeep has begun: hold it until the test has looked around
+    def slow(optimizer, **options):  # type: ignore[no-untyped-def]
+        started.set()  # Lance is asked to compact: hold it until the test has looked around
         assert release.wait(10)
-        optimize_table(table, retention)
+        return compact_files(optimizer, **options)
 
-    monkeypatch.setattr(store_module, "optimize_table", slow)
+    monkeypatch.setattr(DatasetOptimizer, "compact_files", slow)
     service = make_service(settings.model_copy(update={"optimize_every_writes": 2}))
     for number in range(2):  # the second write makes upkeep due, and returns without it
         service.remember(f"Release {number} shipped on day {number}", Category.EVENTS)
@@ -82,17 +81,16 @@ def test_upkeep_runs_in_the_background_after_the_write_that_made_it_due(  # type
 def test_readers_keep_the_published_snapshot_while_upkeep_commits(  # type: ignore[no-untyped-def]
     settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import openclaw_tinmem.store.table as store_module
-
     committed, release = threading.Event(), threading.Event()
-    optimize_table = store_module.optimize_table
+    cleanup_old_versions = LanceDataset.cleanup_old_versions
 
-    def commit_then_hold(table, retention):  # type: ignore[no-untyped-def]
-        optimize_table(table, retention)  # LanceDB has the compacted versions now...
-        committed.set()
+    def commit_then_hold(dataset, **options):  # type: ignore[no-untyped-def]
+        removed = cleanup_old_versions(dataset, **options)  # upkeep's last step in Lance: the
+        committed.set()  # compacted versions are committed...
         assert release.wait(10)  # ...but the store has not published them yet
+        return removed
 
-    monkeypatch.setattr(store_module, "optimize_table", commit_then_hold)
+    monkeypatch.setattr(LanceDataset, "cleanup_old_versions", commit_then_hold)
     service = make_service(
         settings.model_copy(update={"optimize_every_writes": 2, "read_consistency_seconds": 0})
     )

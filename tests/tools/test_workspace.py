@@ -8,6 +8,7 @@ import pytest
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
@@ -17,6 +18,7 @@ from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 from openclaw_tinmem.tools.workspace import WorkspaceTools
 from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
 from openclaw_tinmem.workspace.store import chunk_text
+from tests.embedders import InterceptedEmbedder
 
 NOW = datetime(2024, 1, 15, 10, 30, 5, tzinfo=UTC)
 
@@ -287,12 +289,13 @@ def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
     return WriteArguments(content=content, target=target)
 
 
-def test_appending_embeds_only_the_changed_chunk(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
-    service = make_service(settings)
-    tools = WorkspaceTools(service, clock=lambda: NOW)
+def test_appending_embeds_only_the_changed_chunk(
+    settings: Settings, make_service, embedder: FastEmbedEmbedder
+) -> None:  # type: ignore[no-untyped-def]
     embedded: list[str] = []
-    original = service.embedder.embed_documents
-    service.embedder.embed_documents = lambda texts: (embedded.extend(texts), original(texts))[1]  # type: ignore[method-assign]
+    watched = InterceptedEmbedder(embedder, before_documents=embedded.extend)
+    service = make_service(settings, embedder=watched)
+    tools = WorkspaceTools(service, clock=lambda: NOW)
     first = "\n\n".join(f"Paragraph {n}: " + "details " * 60 for n in range(6))
     tools.write(tools_arguments(first, "notes/long.md"), Identity())
     chunks_of_first = len(embedded)

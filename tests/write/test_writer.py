@@ -5,6 +5,8 @@ that a merge stores the embedding of the text it actually wrote, both when the j
 with the rule and when it writes a text of its own.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from openclaw_tinmem.models import Action, Category, Memory
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.write.dedup import LLMJudge
+from tests.embedders import InterceptedEmbedder
 
 
 @pytest.fixture
@@ -74,26 +77,18 @@ def test_a_merged_text_the_judge_wrote_is_embedded_not_the_rules_guess(
     assert float(vector @ rules_guess) < 0.999
 
 
-class FailsOnMultiline:
-    """The real embedder, failing for texts of several lines (the rule's merged guesses)."""
-
-    def __init__(self, embedder: FastEmbedEmbedder) -> None:
-        self.embedder = embedder
-
-    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
-        if any("\n" in text for text in texts):
-            raise RuntimeError("injected: cannot embed")
-        return self.embedder.embed_documents(texts)
-
-    def embed_query(self, text):  # type: ignore[no-untyped-def]
-        return self.embedder.embed_query(text)
+def fail_on_several_lines(texts: Sequence[str]) -> None:
+    """The rule's merged guesses are texts of several lines: the model fails on those."""
+    if any("\n" in text for text in texts):
+        raise RuntimeError("injected: cannot embed")
 
 
 def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
-    judged_service: MemoryService, fake_llm: FakeLLM, embedder: FastEmbedEmbedder
-) -> None:
-    service = judged_service
-    service.embedder = service.writer.embedder = FailsOnMultiline(embedder)
+    llm_settings: Settings, make_service, fake_llm: FakeLLM, embedder: FastEmbedEmbedder
+) -> None:  # type: ignore[no-untyped-def]
+    failing = InterceptedEmbedder(embedder, before_documents=fail_on_several_lines)
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service = make_service(llm_settings, embedder=failing, judge=judge)
     written = "User prefers dark mode in editors and terminals."
     first = merge_by_the_judge(service, fake_llm, written)
     expected = embedder.embed_documents([written])[0]
