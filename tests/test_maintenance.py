@@ -130,15 +130,16 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
     assert report.imported == 1 and len(report.problems) == 5 and service.store.count() == 1
 
 
-def test_unchanged_lines_are_recognised_and_skipped(service: MemoryService) -> None:
+def test_unchanged_lines_are_recognised_and_skipped(settings, make_service) -> None:  # type: ignore[no-untyped-def]
     counting = CountingSummarizer()
-    service.summarizer = counting
+    service = make_service(settings, summarizer=counting)
     lines = [
         json.dumps({"content": f"Note {n} about the roadmap", "category": "events"})
         for n in range(20)
     ]
     assert import_memories(service, lines).imported == 20
     asked, version = counting.calls, service.store.table.version
+    assert asked == 20  # the first import wrote every line's levels
     again = import_memories(service, lines)
     assert (again.imported, again.unchanged) == (0, 20)
     assert counting.calls == asked and service.store.table.version == version  # nothing redone

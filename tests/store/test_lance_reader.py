@@ -5,7 +5,7 @@ import pytest
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.models import Category
-from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store.filters import build_filter
 
 NOTES = [
@@ -76,13 +76,13 @@ def test_a_replaced_table_is_searched_afresh(filled: MemoryService) -> None:
 def test_without_a_lance_dataset_lancedb_answers(  # type: ignore[no-untyped-def]
     filled: MemoryService, lance_unavailable: None
 ) -> None:
-    store = filled.store
-    store.reader._dataset = None  # as in a process that never opened it
+    store = open_store(filled.settings, filled.embedder)  # another process's store
     rollback = next(memory for memory in store.list_memories() if "rollback" in memory.content)
     matches = store.text_search("deploy rollback", 3)
     assert matches and matches[0][0] == rollback.id
     rows = store.token_rows([rollback.id])
     assert [row["id"] for row in rows] == [rollback.id] and rows[0]["token_vectors"]
+    store.close()
 
 
 def test_a_version_no_longer_on_disk_reads_the_latest(filled: MemoryService) -> None:
