@@ -8,11 +8,12 @@ query is encoded once and each candidate scores
     relevance = mean over query tokens of (the best cosine with any of the memory's tokens)
 
 which is a matrix product over a few thousand token vectors — about a millisecond for a
-hundred candidates. Token vectors are stored with the memory as int8 (a unit vector's
-components × 127), 384 bytes per token.
+hundred candidates. Token vectors are stored with the memory, 128 bytes per token (see
+``token_vectors``: the states projected onto 128 dimensions, as int8).
 
-The encoder is the bundled ONNX model provisioned with the others (see provisioning.py); its
-384-dimensional token states are used as they are. Plain BERT inputs are used, without
+The encoder is the bundled ONNX model provisioned with the others (see provisioning.py); it
+lacks ColBERT's own 384-to-96 projection layer, so its 384-dimensional token states are
+projected by a fitted one (``token_vectors.projection``). Plain BERT inputs are used, without
 ColBERT's query/document marker tokens or query padding: on the LoCoMo development split the
 markers cut turn-level frac@10 from 77.7 to 43.0 with this export.
 
@@ -36,7 +37,15 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Matrix
 from openclaw_tinmem.encoders.provisioning import LATE_INTERACTION
 from openclaw_tinmem.encoders.runtime import SharedModels, model_path, session_options
-from openclaw_tinmem.encoders.token_vectors import TokenVectorCache, maxsim, quantize
+from openclaw_tinmem.encoders.token_vectors import (
+    TokenVectorCache,
+    current,
+    join,
+    maxsim,
+    pack,
+    project,
+    token_count,
+)
 from openclaw_tinmem.errors import ModelError
 from openclaw_tinmem.models import Memory
 
@@ -50,8 +59,6 @@ APPENDED_TOKENS_FACTOR = 4
 
 class TokenEncoder(Protocol):
     """What the late-interaction stage needs from an encoder."""
-
-    dimension: int
 
     def encode_documents(
         self, texts: Sequence[str], contexts: Sequence[str] | None = None
@@ -107,9 +114,10 @@ class LateInteractionEncoder:
             sequences.append(([self._first, *context, *own, self._separator], len(context)))
         return sequences
 
-    def _run(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[Matrix]:
-        """Normalised token vectors of each text (batched by similar length); the vectors of
-        context tokens come first, scaled by the context weight."""
+    def states(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[Matrix]:
+        """Normalised token states of each text (batched by similar length), before they are
+        projected for storage; the states of context tokens come first, scaled by the context
+        weight."""
         sequences = self._sequences(texts, contexts)
         results: list[Matrix] = [np.zeros((0, self.dimension), np.float32)] * len(texts)
         order = sorted(range(len(texts)), key=lambda index: len(sequences[index][0]))
@@ -138,14 +146,15 @@ class LateInteractionEncoder:
     def encode_documents(
         self, texts: Sequence[str], contexts: Sequence[str] | None = None
     ) -> list[bytes]:
-        """Token vectors of each text (read after its context, when given), int8-quantised,
-        as bytes for storage."""
+        """Token vectors of each text (read after its context, when given), projected and
+        int8-quantised, as bytes for storage."""
         if not texts:
             return []
-        return [quantize(vectors) for vectors in self._run(texts, contexts)]
+        return [pack(project(vectors)) for vectors in self.states(texts, contexts)]
 
     def encode_query(self, text: str) -> Matrix:
-        return self._run([text])[0]
+        """The query's token vectors, projected as stored ones are, as floats."""
+        return project(self.states([text])[0])
 
 
 _encoders = SharedModels(
@@ -234,7 +243,7 @@ class LateInteraction:
         missing = [memory for memory in memories if memory.id not in stored]
         stored.update(zip([m.id for m in missing], self.encode(missing), strict=True))
         documents = [stored[memory.id] or b"" for memory in memories]
-        scores = maxsim(query_tokens, documents, self.encoder.dimension)
+        scores = maxsim(query_tokens, documents)
         return [min(max(score, 0.0), 1.0) for score in scores]
 
     def appended(self, stored: bytes | None, line: bytes | None) -> bytes | None:
@@ -246,9 +255,8 @@ class LateInteraction:
         times the tokens one encoding reads."""
         if self.encoder is None or not stored or not line:
             return None
-        row_bytes = self.encoder.dimension  # one int8 per dimension
-        limit = APPENDED_TOKENS_FACTOR * self.max_tokens * row_bytes
-        return stored + line if len(stored) + len(line) <= limit else None
+        joined = join(stored, line)
+        return joined if token_count(joined) <= APPENDED_TOKENS_FACTOR * self.max_tokens else None
 
     def stored(self, memories: Sequence[Memory], source: TokenRows) -> dict[str, bytes | None]:
         """Token vectors of these memories as they are, from the cache where it has them."""
@@ -261,8 +269,9 @@ class LateInteraction:
         wanted = {memory.id: memory for memory in memories if memory.id not in found}
         for row in source.token_rows(list(wanted)):
             content, context = row["content"], row["context"] or ""
-            cache.put(cache.key(row["id"], content, context), row["token_vectors"])
+            tokens = current(row["token_vectors"])  # an older store's projected once, here
+            cache.put(cache.key(row["id"], content, context), tokens)
             memory = wanted[row["id"]]
             if (content, context) == (memory.content, memory.context):
-                found[memory.id] = row["token_vectors"]  # else changed meanwhile: re-encoded
+                found[memory.id] = tokens  # else changed meanwhile: re-encoded
         return found

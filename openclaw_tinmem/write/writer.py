@@ -16,6 +16,7 @@ from datetime import datetime
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
+from openclaw_tinmem.encoders.token_vectors import current
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
@@ -241,7 +242,7 @@ class MemoryWriter:
         if (updated.content, updated.context) == (before.content, before.context):
             stored = {row["id"]: row["token_vectors"] for row in self.store.token_rows([before.id])}
             if stored.get(before.id):
-                return [stored[before.id]]
+                return [current(stored[before.id])]  # an older store's in the smaller form
         return self.late_interaction.encode([updated])
 
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:

@@ -6,6 +6,7 @@ import random
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 from rich.progress import Progress
 
 from benchmarks.injection_gate import Recalled, assistant_summary, locomo_summary
@@ -22,6 +23,7 @@ from benchmarks.metrics import score_question
 from benchmarks.recall_latency import fill, measure_import
 from benchmarks.store_upkeep import measure_recall, measure_writes
 from benchmarks.store_upkeep import measure_size as measure_upkeep
+from benchmarks.token_projection import fit, sample_turns
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
@@ -46,6 +48,34 @@ def test_recall_latency_measures_import_against_raw_model_work(
 ) -> None:
     result = measure_import(embedder, settings, 6, tmp_path)
     assert json.loads(json.dumps(result))  # a JSON-ready result
+
+
+def test_token_projection_fits_an_orthonormal_basis_of_sampled_turns(
+    model_settings: Settings, tmp_path: Path
+) -> None:
+    lines = [
+        "I have been learning to play the violin since spring.",
+        "That is lovely! Which pieces are you practising?",
+        "Mostly Bach, and a little Vivaldi for the school concert.",
+        "We went camping by the lake with the kids last weekend.",
+    ]
+    session = [
+        {"speaker": "AB"[index % 2], "dia_id": f"D1:{index + 1}", "text": text}
+        for index, text in enumerate(lines)
+    ]
+    conversation = {
+        "speaker_a": "A",
+        "speaker_b": "B",
+        "session_1": session,
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps([{"sample_id": "t", "conversation": conversation, "qa": []}]))
+    pairs = sample_turns(path, 3, seed=0)
+    assert len(pairs) == 3 and all(text.startswith(("A (", "B (")) for text, _ in pairs)
+    basis, kept = fit(pairs, 8, model_settings)
+    assert basis.shape == (384, 8) and 0 < kept <= 1
+    assert np.allclose(basis.T @ basis, np.eye(8), atol=1e-4)
 
 
 def test_store_upkeep_times_both_optimisers_on_equal_stores(

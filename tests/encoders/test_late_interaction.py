@@ -11,18 +11,28 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.encoders.late_interaction import LateInteractionEncoder, shared_encoder
 from openclaw_tinmem.encoders.token_vectors import (
+    FORMAT_MARKER,
     QUANTIZATION_SCALE,
+    STATE_DIMENSION,
+    TOKEN_DIMENSION,
     TokenVectorCache,
+    current,
     dequantize,
+    is_packed,
+    join,
     maxsim,
+    pack,
+    project,
+    projection,
     quantize,
+    token_count,
 )
 from openclaw_tinmem.models import Action, Category
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store.schema import ADDED_FIELDS, memory_schema
 from openclaw_tinmem.store.table import MemoryStore
 
-DIMENSION = 384
+DIMENSION = STATE_DIMENSION
 
 
 @pytest.fixture(scope="module")
@@ -43,13 +53,51 @@ def test_quantisation_round_trip_is_within_half_a_step() -> None:
 
 
 def test_maxsim_is_the_mean_best_token_match() -> None:
-    basis = np.eye(DIMENSION, dtype=np.float32)
+    basis = np.eye(TOKEN_DIMENSION, dtype=np.float32)
     query = basis[[0, 1]]  # two query tokens
-    both = quantize(basis[[1, 0, 5]])  # every query token has an exact match
-    one = quantize(basis[[0, 7]])  # only the first has one; the second's best cosine is 0
+    both = pack(basis[[1, 0, 5]])  # every query token has an exact match
+    one = pack(basis[[0, 7]])  # only the first has one; the second's best cosine is 0
     empty = b""
-    assert maxsim(query, [both, one, empty], DIMENSION) == pytest.approx([1.0, 0.5, 0.0])
-    assert maxsim(query, [], DIMENSION) == []
+    assert maxsim(query, [both, one, empty]) == pytest.approx([1.0, 0.5, 0.0])
+    assert maxsim(query, []) == []
+
+
+def test_the_projection_is_orthonormal_and_keeps_each_vectors_length() -> None:
+    matrix = projection()
+    assert matrix.shape == (STATE_DIMENSION, TOKEN_DIMENSION)
+    assert np.allclose(matrix.T @ matrix, np.eye(TOKEN_DIMENSION), atol=1e-4)
+    states = _unit(4, seed=2) * np.array([[1.0], [0.85], [0.5], [1.0]], dtype=np.float32)
+    projected = project(states)
+    assert projected.shape == (4, TOKEN_DIMENSION)
+    assert np.linalg.norm(projected, axis=1) == pytest.approx([1.0, 0.85, 0.5, 1.0], abs=1e-5)
+
+
+def test_token_vectors_are_stored_in_a_third_of_the_unprojected_bytes(
+    encoder: LateInteractionEncoder,
+) -> None:
+    (states,) = encoder.states([ANSWER])
+    (document,) = encoder.encode_documents([ANSWER])
+    assert is_packed(document) and document[:1] == FORMAT_MARKER
+    assert len(document) == 1 + len(states) * TOKEN_DIMENSION == 1 + len(quantize(states)) // 3
+    assert token_count(document) == len(states)
+
+
+def test_an_older_stores_unprojected_vectors_are_read_in_the_projected_form(
+    encoder: LateInteractionEncoder,
+) -> None:
+    """Stores written before the projection hold 384 int8 per token and no marker: read,
+    they score as the same text written now does, and join with it."""
+    texts = [ANSWER, "Melanie (8 May 2023): We went camping by the lake last weekend."]
+    older = [quantize(states) for states in encoder.states(texts, [QUESTION, ""])]
+    newer = encoder.encode_documents(texts, [QUESTION, ""])
+    assert not any(is_packed(document) for document in older)
+    assert all(is_packed(current(document)) for document in older)
+    assert [current(document) for document in newer] == newer
+    query = encoder.encode_query("How often does John work out with his family?")
+    assert maxsim(query, older) == pytest.approx(maxsim(query, newer), abs=0.01)
+    joined = join(older[0], newer[1])
+    assert is_packed(joined) and token_count(joined) == sum(map(token_count, newer))
+    assert join(b"", newer[1]) == newer[1]
 
 
 def test_the_encoder_prefers_the_memory_that_answers(encoder: LateInteractionEncoder) -> None:
@@ -59,10 +107,11 @@ def test_the_encoder_prefers_the_memory_that_answers(encoder: LateInteractionEnc
             "Melanie (8 May 2023): We went camping by the lake with the kids last weekend.",
         ]
     )
-    assert all(len(document) % DIMENSION == 0 and document for document in documents)
+    assert all(is_packed(document) for document in documents)
     query = encoder.encode_query("What instrument does Caroline play?")
+    assert query.shape[1] == TOKEN_DIMENSION
     assert np.allclose(np.linalg.norm(query, axis=1), 1.0, atol=1e-5)
-    violin, camping = maxsim(query, documents, DIMENSION)
+    violin, camping = maxsim(query, documents)
     assert violin > camping
 
 
@@ -71,7 +120,7 @@ def test_long_texts_are_truncated_to_the_token_cap(model_settings: Settings) -> 
         model_settings.model_copy(update={"late_interaction_max_tokens": 16})
     )
     (document,) = capped.encode_documents(["word " * 500])
-    assert len(document) // DIMENSION == 16
+    assert token_count(document) == 16
 
 
 def stored_tokens(store: MemoryStore, memory_ids: list[str]) -> dict[str, bytes]:
@@ -83,7 +132,7 @@ def test_writes_store_token_vectors_only_with_an_encoder(
     settings: Settings, embedder: FastEmbedEmbedder, service: MemoryService
 ) -> None:
     stored = service.remember("The staging database runs on port 5433", Category.ENTITIES).memory
-    assert len(stored_tokens(service.store, [stored.id])[stored.id]) % DIMENSION == 0
+    assert is_packed(stored_tokens(service.store, [stored.id])[stored.id])
     plain = MemoryStore(settings, model_name=embedder.model_name, dimension=embedder.dimension)
     off = settings.model_copy(update={"late_interaction": False})
     other = MemoryService(off, plain, embedder)
@@ -111,7 +160,6 @@ def test_recall_relevance_is_the_late_interaction_score(
     expected = maxsim(
         encoder.encode_query(query),
         encoder.encode_documents([hit.memory.content for hit in hits]),
-        DIMENSION,
     )
     assert [hit.relevance for hit in hits] == pytest.approx(expected, abs=0.01)
     assert hits[0].memory.content.startswith("Caroline")
@@ -212,7 +260,7 @@ def test_cached_token_vectors_follow_edits_made_by_any_writer(
     edited = "Caroline switched from the violin to the cello last spring"
     writer.update(memory.id, content=edited)
     hit = next(hit for hit in reader.recall(query) if hit.memory.id == memory.id)
-    expected = maxsim(encoder.encode_query(query), encoder.encode_documents([edited]), DIMENSION)
+    expected = maxsim(encoder.encode_query(query), encoder.encode_documents([edited]))
     assert hit.memory.content == edited and hit.relevance == pytest.approx(expected[0], abs=0.01)
     off = make_service(settings.model_copy(update={"late_interaction_cache_megabytes": 0}))
     off.recall(query)
@@ -242,10 +290,10 @@ def test_a_merge_by_the_rules_joins_token_vectors_instead_of_encoding(
     assert merged.action is Action.MERGED and merged.target_id == first.id
     assert service.get(first.id).content.split("\n") == [first.content, line]
     stored = stored_tokens(service.store, [first.id])[first.id]
-    assert stored == before + encoder.encode_documents([line])[0]
+    assert stored == join(before, encoder.encode_documents([line])[0])
     # the appended line is scored as if it stood alone: each query token's best match
     query = encoder.encode_query("terminals")
-    alone = maxsim(query, encoder.encode_documents([line]), DIMENSION)[0]
+    alone = maxsim(query, encoder.encode_documents([line]))[0]
     hit = next(h for h in service.recall("terminals", rerank=False) if h.memory.id == first.id)
     assert hit.relevance >= alone - 0.01
     again = service.remember(line, Category.PREFERENCES)  # already contained: nothing appended
@@ -267,10 +315,10 @@ QUESTION = "Maria (4 May 2023): Great news! How often do you all work out togeth
 def test_without_context_a_memory_is_encoded_as_plain_bert_input(
     encoder: LateInteractionEncoder,
 ) -> None:
-    token_count = len(encoder._tokenizer.encode(ANSWER).ids)  # [CLS] ... [SEP]
+    count = len(encoder._tokenizer.encode(ANSWER).ids)  # [CLS] ... [SEP]
     plain, empty_context = encoder.encode_documents([ANSWER, ANSWER], ["", ""])
     assert plain == encoder.encode_documents([ANSWER])[0] == empty_context
-    assert len(plain) // DIMENSION == token_count
+    assert token_count(plain) == count
 
 
 def test_context_is_encoded_first_and_weighted_down(model_settings: Settings) -> None:
@@ -278,7 +326,7 @@ def test_context_is_encoded_first_and_weighted_down(model_settings: Settings) ->
     encoder = LateInteractionEncoder(settings)
     context_count = len(encoder._tokenizer.encode(QUESTION, add_special_tokens=False).ids)
     (document,) = encoder.encode_documents([ANSWER], [QUESTION])
-    norms = np.linalg.norm(dequantize(document, DIMENSION), axis=1)
+    norms = np.linalg.norm(dequantize(document[1:], TOKEN_DIMENSION), axis=1)
     own_count = len(encoder._tokenizer.encode(ANSWER).ids)
     assert len(norms) == own_count + context_count + 1  # the context ends with its own [SEP]
     assert norms[0] == pytest.approx(1.0, abs=0.01)  # [CLS]
@@ -291,7 +339,7 @@ def test_only_the_end_of_a_long_context_is_encoded(model_settings: Settings) -> 
     encoder = LateInteractionEncoder(settings)
     (document,) = encoder.encode_documents([ANSWER], ["word " * 300 + QUESTION])
     own_count = len(encoder._tokenizer.encode(ANSWER).ids)
-    assert len(document) // DIMENSION == own_count + 8 + 1
+    assert token_count(document) == own_count + 8 + 1
     off = LateInteractionEncoder(
         model_settings.model_copy(update={"late_interaction_context_tokens": 0})
     )
@@ -306,7 +354,7 @@ def test_the_context_lets_a_terse_reply_answer_the_question(
     bare, with_context, other = encoder.encode_documents(
         [ANSWER, ANSWER, distractor], ["", QUESTION, ""]
     )
-    bare_score, context_score, other_score = maxsim(query, [bare, with_context, other], DIMENSION)
+    bare_score, context_score, other_score = maxsim(query, [bare, with_context, other])
     assert context_score > bare_score
     assert context_score > other_score
 
