@@ -69,7 +69,8 @@ def stats(state: CliState, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def optimize(state: CliState, as_json: bool) -> None:
-    """Compact the memories table, add new rows to its indexes and prune old versions now.
+    """Forget expired episodes (episode_retention_days), compact the memories table, add new
+    rows to its indexes and prune old versions now.
 
     The store does this by itself every optimize_every_writes writes; run it after a bulk
     change, or to take back disk space at once (versions younger than
@@ -77,17 +78,21 @@ def optimize(state: CliState, as_json: bool) -> None:
     """
     state.require_administrator("optimize")
     from openclaw_tinmem import maintenance
+    from openclaw_tinmem.write.retention import expire_episodes
 
     with friendly_errors():
         store = state.service.store
         before = maintenance.table_health(store)
+        expired = expire_episodes(store, state.settings)
         store.optimize()
         after = maintenance.table_health(store)
     if as_json:
-        emit_json({"before": before, "after": after})
+        emit_json({"before": before, "after": after, "episodes_expired": expired})
         return
     for key in after:
         click.echo(f"{key}: {before[key]} -> {after[key]}")
+    if state.settings.episode_retention_days > 0:
+        click.echo(f"episodes expired: {expired}")
 
 
 @main.command()

@@ -182,6 +182,12 @@ class Settings(ModelSettings, StorageSettings):
     history_retention_days: float = Field(
         365.0, gt=0, description="History events older than this are dropped by upkeep"
     )
+    episode_retention_days: float = Field(
+        0.0,
+        ge=0,
+        description="Episodes (the exchanges automatic capture keeps) said longer ago than this "
+        "are forgotten by upkeep; the facts taken from them stay. 0 keeps them for ever",
+    )
     history_tool: bool = Field(
         False,
         description="Also offer the memory_history tool to agents, MCP clients and the CLI's "

@@ -179,11 +179,16 @@ class Snapshot:
         tags: Sequence[str],
         offset: int,
         limit: int,
+        created_before: datetime | None = None,
     ) -> tuple[int, list[dict[str, Any]]]:
         """The records matching every filter, most recently updated first: how many, and the
-        ``limit`` from ``offset`` on (filtered and sorted as arrays)."""
+        ``limit`` from ``offset`` on (filtered and sorted as arrays). ``before`` is on the
+        time of the last change, ``created_before`` on when the words were said."""
         records = self.live_records()
         mask = pa.array(np.ones(len(records), dtype=bool))
+        if created_before is not None:
+            moment = pa.scalar(created_before, records["created_at"].type)
+            mask = pc.and_(mask, pc.less(records["created_at"], moment))
         if scopes is not None:
             mask = pc.and_(mask, pc.is_in(records["scope"], pa.array(list(scopes), pa.string())))
         if categories:

@@ -208,6 +208,7 @@ class MemoryStore:
         tags: Sequence[str] = (),
         offset: int = 0,
         limit: int | None = 50,
+        created_before: datetime | None = None,
     ) -> tuple[int, list[Memory]]:
         """One page of the matching memories (every one for ``limit=None``), most recently
         updated first, and how many match (``Snapshot.page``: only the page is turned into
@@ -215,7 +216,7 @@ class MemoryStore:
         names = [Category(category).value for category in categories] if categories else None
         snapshot = self.snapshot()
         size = snapshot.size if limit is None else limit
-        total, rows = snapshot.page(scopes, names, before, tags, offset, size)
+        total, rows = snapshot.page(scopes, names, before, tags, offset, size, created_before)
         return total, [row_to_memory(row) for row in rows]
 
     def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:

@@ -42,6 +42,7 @@ from openclaw_tinmem.write.dedup import (
 from openclaw_tinmem.write.drafting import drafted
 from openclaw_tinmem.write.levels import RuleSummarizer
 from openclaw_tinmem.write.merging import likely_merged_texts, merged_memory, too_long
+from openclaw_tinmem.write.retention import expire_episodes
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -159,6 +160,13 @@ class MemoryWriter:
         for memory, token in zip(memories, tokens, strict=True):
             if memory.id not in conflicted:
                 written[memory.id] = (memory, token)
+        if self.settings.episode_retention_days > 0:
+            self.store.upkeep.wrote(
+                "episode retention",
+                self.settings.optimize_every_writes,
+                lambda: expire_episodes(self.store, self.settings),
+                "episode retention failed; retried after further writes",
+            )
         return conflicted
 
     def _decide(

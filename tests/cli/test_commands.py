@@ -382,3 +382,21 @@ def test_a_query_that_is_not_valid_unicode_is_searched_not_refused(run) -> None:
     )
     result = run("search", "peanuts \udcff allergy")
     assert result.exit_code == 0 and "allergic to peanuts" in result.output
+
+
+def test_optimize_forgets_episodes_past_their_retention(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    chat = tmp_path / "old.jsonl"
+    rows = [
+        {"role": "user", "content": "My name is Ana and I work at Acme as a nurse."},
+        {"role": "assistant", "content": "Nice to meet you, Ana."},
+    ]
+    said = "2025-03-01T10:00:00Z"
+    chat.write_text("".join(json.dumps(row | {"timestamp": said}) + "\n" for row in rows))
+    assert run("ingest", str(chat)).exit_code == 0
+    kept = json.loads(run("stats", "--json").stdout)["total"]
+    assert json.loads(run("optimize", "--json").stdout)["episodes_expired"] == 0  # kept for ever
+
+    (tmp_path / "tinmem.toml").write_text("episode_retention_days = 30\n")
+    assert json.loads(run("optimize", "--json").stdout)["episodes_expired"] == 1
+    assert json.loads(run("stats", "--json").stdout)["total"] == kept - 1  # the facts stay
+    assert "episodes expired: 0" in run("optimize").stdout

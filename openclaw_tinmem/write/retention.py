@@ -1,0 +1,41 @@
+"""Episode retention: how long the exchanges automatic capture keeps live.
+
+By default an episode lives as long as the store (a turn is never lost). With
+``episode_retention_days`` set, an episode said longer ago than that is forgotten — deleted
+with a ``forgotten`` event in its history, so ``tinmem restore`` can bring it back while the
+history keeps it — and the facts taken from it stay.
+
+It runs in the background with the table's upkeep (``write.writer``) and at
+``tinmem optimize``, so the store holds at most the episodes of the last so many days.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from openclaw_tinmem.access import Identity
+from openclaw_tinmem.config import Settings
+from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
+from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.write.forgetting import delete
+
+RETENTION = Identity.administrator(via="episode retention")
+
+
+def expired_episodes(
+    store: MemoryStore, settings: Settings, now: datetime | None = None
+) -> list[Memory]:
+    """The episodes said more than ``episode_retention_days`` before ``now`` (none when it
+    is 0)."""
+    if settings.episode_retention_days <= 0:
+        return []
+    cutoff = (now or datetime.now(UTC)) - timedelta(days=settings.episode_retention_days)
+    return store.page(
+        categories=[Category.EVENTS], tags=[EPISODE_TAG], limit=None, created_before=cutoff
+    )[1]
+
+
+def expire_episodes(store: MemoryStore, settings: Settings, now: datetime | None = None) -> int:
+    """Forget the expired episodes in one commit; how many went."""
+    expired = expired_episodes(store, settings, now)
+    return len(delete(store, expired, [], dry_run=False, purge=False, actor=RETENTION).deleted)
