@@ -65,12 +65,13 @@ class RecallPipeline:
     def run(self, request: RecallRequest, now: datetime) -> list[Hit]:
         """The best hits for ``request``, best first, scored at ``now``.
 
-        A query that names a time ("hiking in May") is ranked without the phrase, then what
-        was said in that time is favoured (``when.py``)."""
+        A query that names a time ("hiking in May") is searched whole, as a month or a date
+        is often in the memory's words too; the cross-encoder reads it without the phrase (a
+        memory's date is not in its words), and what was said in that time is favoured
+        (``when.py``)."""
         settings = request.settings
         period = named_period(request.query, now) if settings.time_weight > 0 else None
-        if period is not None:
-            request = replace(request, query=period.without_phrase(request.query))
+        judged_query = period.without_phrase(request.query) if period else request.query
         late = self.late_interaction.enabled and settings.late_interaction
         depth = max(
             request.limit * 2,
@@ -103,7 +104,7 @@ class RecallPipeline:
         if settings.episode_weight > 0:
             candidates = self._episodes(settings, candidates, memories, late)
         if request.rerank:
-            candidates = self._cross_encoder(settings, request.query, candidates, memories)
+            candidates = self._cross_encoder(settings, judged_query, candidates, memories)
         hits = [
             Hit(
                 memories[candidate.id],

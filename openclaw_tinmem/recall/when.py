@@ -5,7 +5,8 @@
 finds the first such phrase (English) and gives the period it means, as [start, end) in UTC,
 relative to ``now``; the recall pipeline then lowers the score of hits said outside it by
 ``time_weight`` (``pipeline.py``), so memories of then come first and the others still follow.
-A month without a year is the latest such month not after ``now``.
+A month without a year is the latest such month not after ``now``. The retrievers search the
+query whole; ``without_phrase`` is what the cross-encoder reads.
 """
 
 from __future__ import annotations

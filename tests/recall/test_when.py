@@ -63,6 +63,23 @@ def test_a_query_that_names_a_time_favours_what_was_said_then(service: MemorySer
     assert in_may[0].memory.created_at == _day(2023, 5, 8)
 
 
+def test_the_words_of_a_named_time_still_match(service: MemoryService) -> None:
+    """A date is content too: the memory that names it is found although it was said earlier,
+    above one said that day that shares nothing else with the query."""
+    said = {
+        _day(2024, 1, 10): "My sister's wedding is on 12 June 2024 in Porto.",
+        _day(2024, 6, 12): "Had pasta for lunch at the office.",
+    }
+    service.remember_many(
+        [
+            Draft(content=text, category=Category.EVENTS, created_at=when, source=Source.INGEST)
+            for when, text in said.items()
+        ]
+    )
+    (best,) = service.recall("What is happening on 12 June 2024?", limit=1)
+    assert best.memory.content == said[_day(2024, 1, 10)]
+
+
 @pytest.mark.parametrize(
     ("query", "looked_for"),
     [
@@ -72,6 +89,6 @@ def test_a_query_that_names_a_time_favours_what_was_said_then(service: MemorySer
         ("notes from yesterday", "notes from yesterday"),  # too little would be left
     ],
 )
-def test_recall_looks_for_the_query_without_its_time(query: str, looked_for: str) -> None:
+def test_the_cross_encoder_judges_the_query_without_its_time(query: str, looked_for: str) -> None:
     period = named_period(query, NOW)
     assert period is not None and period.without_phrase(query) == looked_for
