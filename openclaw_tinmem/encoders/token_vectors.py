@@ -5,10 +5,11 @@ runs the stage).
 The encoder's token states have 384 dimensions; each is projected onto the 128-dimensional
 subspace where such states lie (``token_projection.npy``, fitted by
 ``benchmarks/token_projection.py``), keeping its length, and stored as int8 (a component ×
-127, one byte per dimension) after a one-byte format marker: 129 bytes for one token, a third
-of the unprojected size. Stores written before the projection hold the 384-dimensional form
-without a marker (its length a multiple of 384, never one more than a multiple of 128); it is
-projected when read (``current``), and ``tinmem reembed`` rewrites it in the smaller form.
+127, one byte per dimension): 128 bytes a token, a third of the unprojected size, after a
+one-byte format marker per memory. Stores written before the projection hold the
+384-dimensional form without a marker (its length a multiple of 384, never one more than a
+multiple of 128); it is projected when read (``current``), and ``tinmem reembed`` rewrites it
+in the smaller form.
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ def maxsim(query: Matrix, documents: Sequence[bytes]) -> list[float]:
     if it has none); documents in either stored form."""
     if not documents or not len(query):
         return [0.0] * len(documents)
-    packed = [current(document)[len(FORMAT_MARKER) :] for document in documents]
+    # views past each marker, so the bytes are copied once, by the join
+    packed = [memoryview(current(document))[len(FORMAT_MARKER) :] for document in documents]
     lengths = np.array([len(document) // TOKEN_DIMENSION for document in packed])
     tokens = np.frombuffer(b"".join(packed), dtype=np.int8).reshape(-1, TOKEN_DIMENSION)
     # The int8 scale is folded into the (small) query instead of dequantising every token.

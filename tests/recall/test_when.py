@@ -44,17 +44,22 @@ def test_three_weeks_ago_is_a_period_around_then() -> None:
     assert not period.holds(_day(2026, 11, 1))
 
 
-def test_a_query_that_names_a_time_favours_what_was_said_then(service: MemoryService) -> None:
-    said = {
-        _day(2023, 5, 8): "We went hiking in the mountains with the kids.",
-        _day(2023, 8, 20): "We went hiking in the forest with the dog.",
-    }
+def remember_said(service: MemoryService, said: dict[datetime, str]) -> None:
+    """Store each text as an event said at its time."""
     service.remember_many(
         [
             Draft(content=text, category=Category.EVENTS, created_at=when, source=Source.INGEST)
             for when, text in said.items()
         ]
     )
+
+
+def test_a_query_that_names_a_time_favours_what_was_said_then(service: MemoryService) -> None:
+    said = {
+        _day(2023, 5, 8): "We went hiking in the mountains with the kids.",
+        _day(2023, 8, 20): "We went hiking in the forest with the dog.",
+    }
+    remember_said(service, said)
     plain = service.recall("Where did we go hiking?", limit=2)
     in_august = service.recall("Where did we go hiking in August 2023?", limit=2)
     in_may = service.recall("Where did we go hiking in May 2023?", limit=2)
@@ -70,12 +75,7 @@ def test_the_words_of_a_named_time_still_match(service: MemoryService) -> None:
         _day(2024, 1, 10): "My sister's wedding is on 12 June 2024 in Porto.",
         _day(2024, 6, 12): "Had pasta for lunch at the office.",
     }
-    service.remember_many(
-        [
-            Draft(content=text, category=Category.EVENTS, created_at=when, source=Source.INGEST)
-            for when, text in said.items()
-        ]
-    )
+    remember_said(service, said)
     (best,) = service.recall("What is happening on 12 June 2024?", limit=1)
     assert best.memory.content == said[_day(2024, 1, 10)]
 
