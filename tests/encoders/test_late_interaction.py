@@ -312,10 +312,29 @@ ANSWER = "John (4 May 2023): Three times a week; it keeps us on track."
 QUESTION = "Maria (4 May 2023): Great news! How often do you all work out together as a family?"
 
 
+def words(encoder: LateInteractionEncoder, text: str, special_tokens: bool = True) -> int:
+    """How many of the text's tokens are not punctuation (with [CLS] and [SEP], if asked)."""
+    ids = encoder._tokenizer.encode(text, add_special_tokens=special_tokens).ids
+    return sum(any(c.isalnum() for c in encoder._tokenizer.id_to_token(i)) for i in ids)
+
+
+def test_punctuation_is_read_but_not_kept(encoder: LateInteractionEncoder) -> None:
+    """Punctuation's vectors are dropped, from memories and queries alike; every other token
+    keeps one, in any script."""
+    (document,) = encoder.encode_documents(["Well... hello, world!"])
+    assert token_count(document) == 5  # [CLS] well hello world [SEP]
+    assert len(encoder.encode_query("hello, world?")) == 4
+    japanese = "東京に住んでいます"
+    (kept,) = encoder.encode_documents([japanese])
+    assert token_count(kept) == len(encoder._tokenizer.encode(japanese).ids) > 2
+    (bare,) = encoder.encode_documents(["?!"])
+    assert token_count(bare) == 2  # [CLS] [SEP]: never empty
+
+
 def test_without_context_a_memory_is_encoded_as_plain_bert_input(
     encoder: LateInteractionEncoder,
 ) -> None:
-    count = len(encoder._tokenizer.encode(ANSWER).ids)  # [CLS] ... [SEP]
+    count = words(encoder, ANSWER)  # [CLS] ... [SEP]
     plain, empty_context = encoder.encode_documents([ANSWER, ANSWER], ["", ""])
     assert plain == encoder.encode_documents([ANSWER])[0] == empty_context
     assert token_count(plain) == count
@@ -324,10 +343,10 @@ def test_without_context_a_memory_is_encoded_as_plain_bert_input(
 def test_context_is_encoded_first_and_weighted_down(model_settings: Settings) -> None:
     settings = model_settings.model_copy(update={"late_interaction_context_weight": 0.5})
     encoder = LateInteractionEncoder(settings)
-    context_count = len(encoder._tokenizer.encode(QUESTION, add_special_tokens=False).ids)
+    context_count = words(encoder, QUESTION, special_tokens=False)
     (document,) = encoder.encode_documents([ANSWER], [QUESTION])
     norms = np.linalg.norm(dequantize(document[1:], TOKEN_DIMENSION), axis=1)
-    own_count = len(encoder._tokenizer.encode(ANSWER).ids)
+    own_count = words(encoder, ANSWER)
     assert len(norms) == own_count + context_count + 1  # the context ends with its own [SEP]
     assert norms[0] == pytest.approx(1.0, abs=0.01)  # [CLS]
     assert np.allclose(norms[1 : 2 + context_count], 0.5, atol=0.01)
@@ -338,8 +357,10 @@ def test_only_the_end_of_a_long_context_is_encoded(model_settings: Settings) -> 
     settings = model_settings.model_copy(update={"late_interaction_context_tokens": 8})
     encoder = LateInteractionEncoder(settings)
     (document,) = encoder.encode_documents([ANSWER], ["word " * 300 + QUESTION])
-    own_count = len(encoder._tokenizer.encode(ANSWER).ids)
-    assert token_count(document) == own_count + 8 + 1
+    own_count = words(encoder, ANSWER)
+    tail = encoder._tokenizer.encode(QUESTION, add_special_tokens=False).tokens[-8:]
+    tail_words = sum(any(c.isalnum() for c in token) for token in tail)  # "family" but "?"
+    assert token_count(document) == own_count + tail_words + 1
     off = LateInteractionEncoder(
         model_settings.model_copy(update={"late_interaction_context_tokens": 0})
     )
