@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from openclaw_tinmem.encoders.dense import Vector
@@ -26,6 +27,10 @@ CONTEXT_FIELD = pa.field("context", pa.string())
 SEARCH_CONTEXT_CHARACTERS = 300
 # where a memory came from (Memory.provenance) as JSON; null when unknown or in older tables
 PROVENANCE_FIELD = pa.field("provenance", pa.string())
+# embeddings are kept as float16, half the bytes of float32: a cosine moves by about 1e-4,
+# and search runs on a float32 copy in memory (store.snapshot). A table created with float32
+# embeddings keeps them (rows are written in the stored table's own schema).
+EMBEDDING_TYPE = pa.float16()
 # the table of every change to a memory (store.history), beside the memories table
 HISTORY_TABLE = "memory_history"
 # columns added since the first release, added with nulls when an older table is opened
@@ -70,7 +75,7 @@ def memory_schema(model_name: str, dimension: int) -> pa.Schema:
         pa.field("source", pa.string()),
         pa.field("source_ref", pa.string()),
         pa.field("content_hash", pa.string()),
-        pa.field("vector", pa.list_(pa.float32(), dimension)),
+        pa.field("vector", pa.list_(EMBEDDING_TYPE, dimension)),
         TOKEN_VECTORS_FIELD,
         CONTEXT_FIELD,
         PROVENANCE_FIELD,
@@ -105,6 +110,22 @@ def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -
     row["vector"] = vector
     row["token_vectors"] = tokens
     return row
+
+
+def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """Rows (of ``memory_to_row``) as a table of ``schema``, their vectors cast at once to
+    the embedding type the table keeps (float16, or float32 in an older table)."""
+    vector_type = schema.field("vector").type
+    others = pa.schema([field for field in schema if field.name != "vector"], schema.metadata)
+    table = pa.Table.from_pylist(
+        [{name: value for name, value in row.items() if name != "vector"} for row in rows],
+        schema=others,
+    )
+    matrix = np.asarray(
+        [row["vector"] for row in rows], dtype=vector_type.value_type.to_pandas_dtype()
+    )
+    column = pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel()), type=vector_type)
+    return table.add_column(schema.get_field_index("vector"), schema.field("vector"), column)
 
 
 def row_to_memory(row: dict[str, Any]) -> Memory:

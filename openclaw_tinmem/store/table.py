@@ -10,7 +10,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from openclaw_tinmem.config import Settings
@@ -32,7 +31,13 @@ from openclaw_tinmem.store.opening import (
     open_or_create,
     stored_model,
 )
-from openclaw_tinmem.store.schema import MEMORY_COLUMNS, memory_schema, memory_to_row, row_to_memory
+from openclaw_tinmem.store.schema import (
+    MEMORY_COLUMNS,
+    memory_schema,
+    memory_to_row,
+    row_to_memory,
+    rows_to_table,
+)
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.versions import TableVersions
 from openclaw_tinmem.store.write_lock import WriteLock
@@ -275,8 +280,8 @@ class MemoryStore:
             memory_to_row(memory, vector, token)
             for memory, vector, token in zip(memories, vectors, tokens, strict=True)
         ]
-        data = pa.Table.from_pylist(rows, schema=self.versions.schema())
-        matrix = np.asarray(vectors, dtype=np.float32)
+        data = rows_to_table(rows, self.versions.schema())
+        matrix = Snapshot.matrix_of(data, self.dimension)  # as stored (float16 rounds)
         with self.write_lock():
             ids = [memory.id for memory in memories]
             stored = self.snapshot().stored(ids)

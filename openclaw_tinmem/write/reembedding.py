@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
-from openclaw_tinmem.store.schema import memory_to_row, row_to_memory
+from openclaw_tinmem.store.schema import memory_to_row, row_to_memory, rows_to_table
 
 if TYPE_CHECKING:
     from openclaw_tinmem.write.writer import MemoryWriter
@@ -32,7 +30,7 @@ def reembed(writer: MemoryWriter, *, progress: Callable[[int], None] | None = No
         )
         if progress:
             progress(len(batch))
-    store.replace_all(pa.Table.from_pylist(rows, schema=store.schema()))
+    store.replace_all(rows_to_table(rows, store.schema()))
     late_interaction.cache.clear()  # the same texts now have new token vectors
     note = f"re-embedded with {embedder.model_name}"
     store.record(

@@ -5,7 +5,9 @@ import textwrap
 import threading
 from pathlib import Path
 
+import lancedb
 import numpy as np
+import pyarrow as pa
 import pytest
 from lance.dataset import DatasetOptimizer, LanceDataset
 
@@ -14,6 +16,7 @@ from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.errors import InvalidArgumentError, ModelMismatchError
 from openclaw_tinmem.models import Category, utc_now
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.schema import memory_schema
 from openclaw_tinmem.store.table import MemoryStore
 
 
@@ -25,6 +28,30 @@ def test_opening_with_another_model_names_both_and_points_to_reembed(
     message = caught.value.message
     assert "openclaw-tinmem/bge-small-en-int8" in message and "other/model" in message
     assert "tinmem reembed" in message
+
+
+def test_embeddings_are_kept_as_float16_and_a_float32_table_keeps_its_own(
+    settings: Settings,
+    embedder: FastEmbedEmbedder,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    service = make_service(settings)
+    text = "The staging cluster runs on Kubernetes 1.30"
+    first = service.remember(text, Category.ENTITIES).memory
+    assert service.store.table.schema.field("vector").type.value_type == pa.float16()
+    ((_, vector),) = service.store.get_with_vectors([first.id])
+    assert vector.dtype == np.float32
+    assert np.abs(vector - embedder.embed_documents([text])[0]).max() < 1e-3
+    # a store created with float32 embeddings (by an earlier version) keeps them
+    older = settings.model_copy(update={"db_path": str(Path(settings.db_path).parent / "older")})
+    current = memory_schema(embedder.model_name, embedder.dimension)
+    float32 = pa.field("vector", pa.list_(pa.float32(), embedder.dimension))
+    schema = current.set(current.get_field_index("vector"), float32)
+    lancedb.connect(older.resolved_db_path()).create_table(older.table_name, schema=schema)
+    service = make_service(older)
+    kept = service.remember(text, Category.ENTITIES).memory
+    assert service.store.table.schema.field("vector").type.value_type == pa.float32()
+    assert service.recall("which Kubernetes version does staging run")[0].memory.id == kept.id
 
 
 def test_recording_access_keeps_vectors_and_other_fields(service: MemoryService) -> None:
