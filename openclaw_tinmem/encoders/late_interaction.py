@@ -162,8 +162,8 @@ class LateInteractionEncoder:
 
 
 def kept_tokens(vocabulary: dict[str, int]) -> np.ndarray:
-    """Which token ids' vectors are kept, by id: those with a letter or digit (in any script)
-    and the special tokens; punctuation's are dropped."""
+    """Which token ids' vectors are kept, by id: those with a letter or digit in any script
+    (the special tokens, [CLS] and [SEP], have letters too); punctuation's are dropped."""
     kept = np.ones(max(vocabulary.values(), default=-1) + 1, dtype=bool)
     for token, index in vocabulary.items():
         kept[index] = any(character.isalnum() for character in token)

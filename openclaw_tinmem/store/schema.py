@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from openclaw_tinmem.encoders.dense import Vector
+from openclaw_tinmem.encoders.dense import Matrix, Vector
 from openclaw_tinmem.models import Category, Memory, Provenance, Source
 
 MODEL_METADATA_KEY = b"tinmem.embedding_model"
@@ -99,7 +100,8 @@ def search_text(memory: Memory) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -> dict[str, Any]:
+def memory_to_row(memory: Memory, tokens: bytes | None = None) -> dict[str, Any]:
+    """A memory's columns but its vector (``memories_to_table`` adds the vectors)."""
     row = memory.model_dump(include=set(MEMORY_COLUMNS))
     row["category"] = memory.category.value
     row["source"] = memory.source.value
@@ -107,25 +109,26 @@ def memory_to_row(memory: Memory, vector: Vector, tokens: bytes | None = None) -
         None if memory.provenance.is_empty() else json.dumps(memory.provenance.public_dict())
     )
     row["search_text"] = search_text(memory)
-    row["vector"] = vector
     row["token_vectors"] = tokens
     return row
 
 
-def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """Rows (of ``memory_to_row``) as a table of ``schema``, their vectors cast at once to
-    the embedding type the table keeps (float16, or float32 in an older table)."""
-    vector_type = schema.field("vector").type
+def memories_to_table(
+    memories: Sequence[Memory],
+    vectors: Matrix | Sequence[Vector],
+    tokens: Sequence[bytes | None],
+    schema: pa.Schema,
+) -> pa.Table:
+    """Memories with their vectors and token vectors as a table of ``schema``, the vectors
+    cast at once to the embedding type the table keeps (float16, or float32 in an older
+    table)."""
+    vector_field = schema.field("vector")
     others = pa.schema([field for field in schema if field.name != "vector"], schema.metadata)
-    table = pa.Table.from_pylist(
-        [{name: value for name, value in row.items() if name != "vector"} for row in rows],
-        schema=others,
-    )
-    matrix = np.asarray(
-        [row["vector"] for row in rows], dtype=vector_type.value_type.to_pandas_dtype()
-    )
-    column = pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel()), type=vector_type)
-    return table.add_column(schema.get_field_index("vector"), schema.field("vector"), column)
+    rows = [memory_to_row(memory, token) for memory, token in zip(memories, tokens, strict=True)]
+    table = pa.Table.from_pylist(rows, schema=others)
+    matrix = np.asarray(vectors, dtype=vector_field.type.value_type.to_pandas_dtype())
+    column = pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel()), type=vector_field.type)
+    return table.add_column(schema.get_field_index("vector"), vector_field, column)
 
 
 def row_to_memory(row: dict[str, Any]) -> Memory:

@@ -33,10 +33,9 @@ from openclaw_tinmem.store.opening import (
 )
 from openclaw_tinmem.store.schema import (
     MEMORY_COLUMNS,
+    memories_to_table,
     memory_schema,
-    memory_to_row,
     row_to_memory,
-    rows_to_table,
 )
 from openclaw_tinmem.store.snapshot import Snapshot, SnapshotCache
 from openclaw_tinmem.store.versions import TableVersions
@@ -276,11 +275,7 @@ class MemoryStore:
         if not memories:
             return frozenset()
         tokens = list(tokens) if tokens is not None else [None] * len(memories)
-        rows = [
-            memory_to_row(memory, vector, token)
-            for memory, vector, token in zip(memories, vectors, tokens, strict=True)
-        ]
-        data = rows_to_table(rows, self.versions.schema())
+        data = memories_to_table(memories, vectors, tokens, self.versions.schema())
         matrix = Snapshot.matrix_of(data, self.dimension)  # as stored (float16 rounds)
         with self.write_lock():
             ids = [memory.id for memory in memories]

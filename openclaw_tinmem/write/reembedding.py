@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
-from openclaw_tinmem.store.schema import memory_to_row, row_to_memory, rows_to_table
+from openclaw_tinmem.store.schema import memories_to_table, row_to_memory
 
 if TYPE_CHECKING:
+    from openclaw_tinmem.encoders.dense import Vector
     from openclaw_tinmem.write.writer import MemoryWriter
 
 
@@ -18,19 +19,16 @@ def reembed(writer: MemoryWriter, *, progress: Callable[[int], None] | None = No
     returns how many. ``progress`` is told of each batch embedded."""
     store, embedder, late_interaction = writer.store, writer.embedder, writer.late_interaction
     memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
-    rows: list[dict[str, Any]] = []
+    vectors: list[Vector] = []
+    tokens: list[bytes | None] = []
     batch_size = writer.settings.import_batch_size
     for start in range(0, len(memories), batch_size):
         batch = memories[start : start + batch_size]
-        vectors = embedder.embed_documents([memory.content for memory in batch])
-        tokens = late_interaction.encode(batch)
-        rows.extend(
-            memory_to_row(memory, vector, token)
-            for memory, vector, token in zip(batch, vectors, tokens, strict=True)
-        )
+        vectors.extend(embedder.embed_documents([memory.content for memory in batch]))
+        tokens.extend(late_interaction.encode(batch))
         if progress:
             progress(len(batch))
-    store.replace_all(rows_to_table(rows, store.schema()))
+    store.replace_all(memories_to_table(memories, vectors, tokens, store.schema()))
     late_interaction.cache.clear()  # the same texts now have new token vectors
     note = f"re-embedded with {embedder.model_name}"
     store.record(
