@@ -19,6 +19,11 @@ Then each question of categories 1–4 is asked of the conversation's agent thro
 and an evidence turn counts as found when a returned memory's provenance names its message.
 Each question of the next conversation is asked too, through ``before_prompt_build``: it is
 off-topic there, and the share that gets no block is reported.
+
+With ``--fold`` every episode is folded into its session's memory and forgotten before the
+questions, as episode retention does once episodes are old: what a user gets from sessions
+older than ``episode_retention_days`` (a folded session counts for a message only where what
+was shown holds its words: ``e2e_coverage``).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import pluggy
 from rich.progress import Progress
 
 from benchmarks.common import save_results
+from benchmarks.e2e_coverage import coverage
 from benchmarks.e2e_sweep import assistant_probe, floor_sweep, sweep_summary
 from benchmarks.locomo_data import Conversation, Turn, load
 from benchmarks.locomo_report import CATEGORY_NAMES
@@ -50,6 +56,7 @@ from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import Host, load_plugins
 from openclaw_tinmem.recall.injection import estimate_tokens
 from openclaw_tinmem.testing import FakeLLM, Reply
+from openclaw_tinmem.write.retention import expire_episodes
 
 
 def said_at(turn: Turn, index: int) -> datetime:
@@ -154,27 +161,41 @@ class OffTopic:
     by_floor: list[bool] = field(default_factory=list)
 
 
-def coverage(memories: Sequence[Memory], evidence: Sequence[str]) -> float:
-    """The share of evidence turns some memory names as its source."""
-    named = {key for memory in memories for key in memory.provenance.message_ids}
-    return sum(1 for turn in evidence if turn in named) / len(evidence)
+@dataclass
+class Answers:
+    """What a question got: the memories injected before the prompt and the block's text,
+    and memory_recall's top 10 and the texts it returned."""
+
+    injected: list[Memory]
+    block: str
+    recalled: list[Memory]
+    recall_text: str
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.block) if self.block else 0
 
 
 def ask(
     host: TimedHost, plugin: TinmemPlugin, conversation: Conversation, question: str
-) -> tuple[list[Memory], int, list[Memory]]:
-    """(the memories injected before a prompt, the block's tokens, memory_recall's top 10)."""
+) -> Answers:
+    """What ``question`` gets through the block and through memory_recall."""
     ctx = HookContext(agent_id=agent_of(conversation), session_id="questions")
     event = PromptBuildEvent(prompt=question)
     results = host.manager.hook.before_prompt_build(event=event, ctx=ctx)
     block = next((result for result in results if result and result.prepend_context), None)
     injected = plugin.service.store.get(list(block.memory_ids)) if block else {}
-    tokens = estimate_tokens(block.prepend_context) if block else 0
     tool: ToolRegistration = host.tools["memory_recall"]
     answer = tool.handler({"query": question, "limit": 10}, ctx)
-    ids = [item["id"] for item in answer.data.get("results", [])]
+    results = answer.data.get("results", [])
+    ids = [item["id"] for item in results]
     recalled = plugin.service.store.get(ids)
-    return list(injected.values()), tokens, [recalled[i] for i in ids if i in recalled]
+    return Answers(
+        list(injected.values()),
+        block.prepend_context if block else "",
+        [recalled[i] for i in ids if i in recalled],
+        "\n".join(f"{item['text']} {item.get('passage') or ''}" for item in results),
+    )
 
 
 def store_bytes(path: Path) -> int:
@@ -259,6 +280,12 @@ def main() -> None:
         metavar="OPTION=VALUE",
         help="change a setting (repeatable)",
     )
+    parser.add_argument(
+        "--fold",
+        action="store_true",
+        help="before the questions, fold every episode into its session's memory and forget "
+        "it, as episode retention does once episodes are old",
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo_e2e.json"))
     arguments = parser.parse_args()
     conversations = load(arguments.path)[: arguments.conversations]
@@ -294,14 +321,19 @@ def main() -> None:
                 replay(host, plugin, conversation, arguments.roles, replies, replayed)
                 progress.advance(task)
             replay_seconds = time.perf_counter() - started
+            if arguments.fold:  # every episode folded by session, as retention does
+                folding = settings.model_copy(update={"episode_retention_days": 1})
+                service = plugin.service
+                folded = expire_episodes(service.store, folding, service.writer)
             questions = [(c, q) for c in conversations for q in c.questions if q.category != 5]
             task = progress.add_task("asking", total=len(questions))
             for index, conversation in enumerate(conversations):
                 other = conversations[(index + 1) % len(conversations)]
+                said = {turn.dia_id: turn.text for turn in conversation.turns}
                 for question in conversation.questions:
                     if question.category == 5:
                         continue
-                    injected, tokens, recalled = ask(host, plugin, conversation, question.text)
+                    answers = ask(host, plugin, conversation, question.text)
                     sweep = (
                         floor_sweep(
                             plugin,
@@ -317,9 +349,11 @@ def main() -> None:
                         Asked(
                             index,
                             question.category,
-                            coverage(injected, question.evidence),
-                            coverage(recalled, question.evidence),
-                            tokens,
+                            coverage(answers.injected, question.evidence, said, answers.block),
+                            coverage(
+                                answers.recalled, question.evidence, said, answers.recall_text
+                            ),
+                            answers.tokens,
                             sweep,
                         )
                     )
@@ -327,7 +361,7 @@ def main() -> None:
                 if other is not conversation:
                     for question in other.questions:
                         if question.category != 5:
-                            injected, _, _ = ask(host, plugin, conversation, question.text)
+                            injected = ask(host, plugin, conversation, question.text).injected
                             blocks = (
                                 [
                                     bool(tokens)
@@ -359,6 +393,8 @@ def main() -> None:
             llm_requests=len(llm.requests) if llm else 0,
             settings=arguments.overrides,
         )
+        if arguments.fold:
+            report["episodes_folded"] = folded
         if arguments.sweep:
             probe = assistant_probe(plugin)
             report["relevance_floor"] = sweep_summary(asked, off_topic, probe)

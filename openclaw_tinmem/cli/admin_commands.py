@@ -69,8 +69,8 @@ def stats(state: CliState, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def optimize(state: CliState, as_json: bool) -> None:
-    """Forget expired episodes (episode_retention_days), compact the memories table, add new
-    rows to its indexes and prune old versions now.
+    """Fold and forget expired episodes (episode_retention_days), compact the memories
+    table, add new rows to its indexes and prune old versions now.
 
     The store does this by itself every optimize_every_writes writes; run it after a bulk
     change, or to take back disk space at once (versions younger than
@@ -83,7 +83,7 @@ def optimize(state: CliState, as_json: bool) -> None:
     with friendly_errors():
         store = state.service.store
         before = maintenance.table_health(store)
-        expired = expire_episodes(store, state.settings)
+        expired = expire_episodes(store, state.settings, state.service.writer)
         store.optimize()
         after = maintenance.table_health(store)
     if as_json:

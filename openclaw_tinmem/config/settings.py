@@ -186,7 +186,14 @@ class Settings(ModelSettings, StorageSettings):
         0.0,
         ge=0,
         description="Episodes (the exchanges automatic capture keeps) said longer ago than this "
-        "are forgotten by upkeep; the facts taken from them stay. 0 keeps them for ever",
+        "are folded into one memory per session and forgotten by upkeep; the facts taken "
+        "from them stay. 0 keeps them for ever",
+    )
+    fold_expired_episodes: bool = Field(
+        True,
+        description="Before expired episodes are forgotten, keep what happened in each of "
+        "their sessions as one memory (an exchange a line, tagged 'session'); off, they are "
+        "only forgotten",
     )
     history_tool: bool = Field(
         False,

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from openclaw_tinmem.models import Category, Hit, Level
+from openclaw_tinmem.models import SESSION_TAG, Category, Hit, Level
 
 BLOCK_TAG = "agent-experience"
 CHARACTERS_PER_TOKEN = 4
@@ -55,6 +55,17 @@ def already_visible(hit: Hit, visible: str) -> bool:
     return len(content) >= 12 and content in visible
 
 
+def shown_text(hit: Hit, level: Level) -> str:
+    """What the block shows of a hit at ``level``: at L1, of a folded session (whose summary
+    names only its first exchanges), the passage the message is about; else the level's
+    text. (Other long memories keep their summary: showing their passage instead, BEAM's
+    block coverage fell 63.6 → 61.1 % and its tokens rose 527 → 539, docs/benchmarks.md.)"""
+    passage = hit.passage
+    if level is Level.L1 and passage and SESSION_TAG in hit.memory.tags:
+        return passage
+    return hit.memory.text_at(level)
+
+
 def render_block(
     hits: Sequence[Hit],
     *,
@@ -64,7 +75,8 @@ def render_block(
 ) -> InjectedBlock | None:
     """The block for ``hits`` (best first), or None when nothing fits or nothing is new.
 
-    The ``detailed_items`` best hits are shown at L1, the rest at L0; items are chosen in
+    The ``detailed_items`` best hits are shown at L1 (of a folded session, the passage the
+    message is about: ``shown_text``), the rest at L0; items are chosen in
     score order while the estimated size stays within ``token_budget``, then shown by
     category, the newest first.
     """
@@ -75,7 +87,7 @@ def render_block(
     for rank, hit in enumerate(hit for hit in hits if not already_visible(hit, visible)):
         level = Level.L1 if rank < detailed_items else Level.L0
         memory = hit.memory
-        line = f"- [{memory.created_at:{DATE_FORMAT}}] {neutralise(memory.text_at(level))}"
+        line = f"- [{memory.created_at:{DATE_FORMAT}}] {neutralise(shown_text(hit, level))}"
         cost = estimate_tokens(line) + 1
         if used + cost > token_budget:
             continue  # a shorter item further down may still fit

@@ -1,9 +1,11 @@
 """Episode retention: how long the exchanges automatic capture keeps live.
 
 By default an episode lives as long as the store (a turn is never lost). With
-``episode_retention_days`` set, an episode said longer ago than that is forgotten — deleted
-with a ``forgotten`` event in its history, so ``tinmem restore`` can bring it back while the
-history keeps it — and the facts taken from it stay.
+``episode_retention_days`` set, the episodes said longer ago than that are first folded into
+one memory per session (``folding.py``: what happened in it, an exchange a line; unless
+``fold_expired_episodes`` is off), then forgotten — deleted with a ``forgotten`` event in
+their history, so ``tinmem restore`` can bring one back while the history keeps it — and the
+facts taken from them stay.
 
 It runs in the background with the table's upkeep (``write.writer``) and at
 ``tinmem optimize``, so the store holds at most the episodes of the last so many days.
@@ -17,6 +19,7 @@ from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.write.folding import Putter, fold_sessions
 from openclaw_tinmem.write.forgetting import delete
 
 RETENTION = Identity.administrator(via="episode retention")
@@ -35,7 +38,12 @@ def expired_episodes(
     )[1]
 
 
-def expire_episodes(store: MemoryStore, settings: Settings, now: datetime | None = None) -> int:
-    """Forget the expired episodes in one commit; how many went."""
+def expire_episodes(
+    store: MemoryStore, settings: Settings, writer: Putter, now: datetime | None = None
+) -> int:
+    """Fold the expired episodes by session (written through ``writer``), then forget them
+    in one commit; how many went."""
     expired = expired_episodes(store, settings, now)
+    if expired and settings.fold_expired_episodes:
+        fold_sessions(store, writer, expired, now or datetime.now(UTC))
     return len(delete(store, expired, [], dry_run=False, purge=False, actor=RETENTION).deleted)

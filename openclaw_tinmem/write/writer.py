@@ -164,7 +164,7 @@ class MemoryWriter:
             self.store.upkeep.wrote(
                 "episode retention",
                 self.settings.optimize_every_writes,
-                lambda: expire_episodes(self.store, self.settings),
+                lambda: expire_episodes(self.store, self.settings, self),
                 "episode retention failed; retried after further writes",
             )
         return conflicted

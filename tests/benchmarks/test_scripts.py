@@ -362,6 +362,24 @@ def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
     assert report["recall_coverage"] == 100.0  # found through the memories' message ids
     assert report["off_topic_without_block"] == 100.0  # names neither store has heard of
 
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.locomo_e2e",
+            str(path),
+            "--fold",
+            "--output",
+            str(output),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    folded = json.loads(output.read_text())
+    assert folded["episodes_folded"] == 8
+    assert folded["recall_coverage"] == 100.0  # the session's line holds Ines's words
+
 
 def test_first_turn_benchmark_times_a_cold_bridge_until_it_recalls(settings: Settings) -> None:
     from benchmarks.openclaw_first_turn import FACT, cold_start_ms

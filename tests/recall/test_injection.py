@@ -1,6 +1,7 @@
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
+from openclaw_tinmem.models import SESSION_TAG, Category, Hit, MatchKind, Memory
 from openclaw_tinmem.recall.injection import (
     BLOCK_TAG,
     estimate_tokens,
@@ -90,3 +91,25 @@ def test_items_show_their_date_and_the_newest_leads_its_category() -> None:
         "[2023-05-08] User lives in Porto"
     )
     assert rendered.memory_ids == (newer.memory.id, older.memory.id)
+
+
+def test_a_folded_session_shows_the_passage_the_message_is_about_in_detail() -> None:
+    opening = "[2023-05-08 10:00] User: Can you help me set up the build? " + "We use make. " * 30
+    detail = "[2023-05-08 10:09] Assistant: The flaky test was fixed by pinning tz to 2024a."
+    memory = Memory(
+        category=Category.EVENTS,
+        headline="Conversation on 2023-05-08 with User, Assistant: Can you help me",
+        summary="Conversation on 2023-05-08 with User, Assistant, 2 exchanges: User: Can you",
+        content=f"{opening}\n{detail}",
+        tags=[SESSION_TAG],
+    )
+    hit = Hit(memory, 0.9, 0.9, MatchKind.BOTH, passage=detail)
+    detailed = render_block([hit], token_budget=500, detailed_items=1)
+    assert detailed is not None and "pinning tz" in detailed.text
+    assert "2 exchanges" not in detailed.text  # the passage stands for the summary
+    brief = render_block([hit], token_budget=500, detailed_items=0)
+    assert brief is not None and "pinning" not in brief.text  # L0 is the headline
+    # another long memory keeps its summary
+    episode = memory.model_copy(update={"tags": ["episode"]})
+    shown = render_block([replace(hit, memory=episode)], token_budget=500, detailed_items=1)
+    assert shown is not None and "2 exchanges" in shown.text and "pinning" not in shown.text

@@ -49,7 +49,7 @@ def test_episodes_older_than_the_retention_go_and_their_facts_stay(
     assert [m.id for m in expired_episodes(service.store, service.settings, NOW)] == [
         episode_of(old).id
     ]
-    assert expire_episodes(service.store, service.settings, NOW) == 1
+    assert expire_episodes(service.store, service.settings, service.writer, NOW) == 1
 
     left = {memory.id for memory in service.store.list_memories(limit=None)}
     assert episode_of(old).id not in left
@@ -64,7 +64,7 @@ def test_episodes_older_than_the_retention_go_and_their_facts_stay(
 def test_without_a_retention_every_episode_is_kept(service: MemoryService) -> None:
     assert service.settings.episode_retention_days == 0
     capture(service, NOW - timedelta(days=4000), "We decided to move to Porto next spring.")
-    assert expire_episodes(service.store, service.settings, NOW) == 0
+    assert expire_episodes(service.store, service.settings, service.writer, NOW) == 0
     assert service.store.count() >= 1
 
 
