@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from openclaw_tinmem.models import SESSION_TAG, Memory
+from openclaw_tinmem.models import FOLDED_TAG, Memory
 
 WORD = re.compile(r"\w+")
 RUN_WORDS = 6
@@ -47,7 +47,7 @@ def coverage(
     named: set[str] = set()
     for memory in memories:
         keys = memory.provenance.message_ids
-        if SESSION_TAG in memory.tags and said is not None:
+        if FOLDED_TAG in memory.tags and said is not None:
             keys = tuple(key for key in keys if key in said and holds(shown, said[key]))
         named.update(keys)
     return sum(1 for turn in evidence if turn in named) / len(evidence)

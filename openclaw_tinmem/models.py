@@ -53,7 +53,7 @@ class MatchKind(StrEnum):
 GLOBAL_SCOPE = "global"
 # the tag of an episode: an exchange kept as it was said (capture.episodes), never merged
 EPISODE_TAG = "episode"
-SESSION_TAG = "session"  # a session's expired episodes, folded into one (``write.folding``)
+FOLDED_TAG = "folded-session"  # a session's expired episodes, folded into one (write.folding)
 MAX_CONTENT_CHARACTERS = 20_000  # the longest content a memory holds, on every write path
 _SCOPE_PATTERN = re.compile(
     r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-~]{0,127})$"

@@ -192,7 +192,7 @@ class Settings(ModelSettings, StorageSettings):
     fold_expired_episodes: bool = Field(
         True,
         description="Before expired episodes are forgotten, keep what happened in each of "
-        "their sessions as one memory (an exchange a line, tagged 'session'); off, they are "
+        "their sessions as one memory (an exchange a line, tagged 'folded-session'); off, they are "
         "only forgotten",
     )
     history_tool: bool = Field(

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from openclaw_tinmem.models import SESSION_TAG, Category, Hit, Level
+from openclaw_tinmem.models import FOLDED_TAG, Category, Hit, Level
 
 BLOCK_TAG = "agent-experience"
 CHARACTERS_PER_TOKEN = 4
@@ -61,7 +61,7 @@ def shown_text(hit: Hit, level: Level) -> str:
     text. (Other long memories keep their summary: showing their passage instead, BEAM's
     block coverage fell 63.6 → 61.1 % and its tokens rose 527 → 539, docs/benchmarks.md.)"""
     passage = hit.passage
-    if level is Level.L1 and passage and SESSION_TAG in hit.memory.tags:
+    if level is Level.L1 and passage and FOLDED_TAG in hit.memory.tags:
         return passage
     return hit.memory.text_at(level)
 

@@ -41,9 +41,13 @@ def expired_episodes(
 def expire_episodes(
     store: MemoryStore, settings: Settings, writer: Putter, now: datetime | None = None
 ) -> int:
-    """Fold the expired episodes by session (written through ``writer``), then forget them
-    in one commit; how many went."""
-    expired = expired_episodes(store, settings, now)
-    if expired and settings.fold_expired_episodes:
-        fold_sessions(store, writer, expired, now or datetime.now(UTC))
-    return len(delete(store, expired, [], dry_run=False, purge=False, actor=RETENTION).deleted)
+    """Fold the expired episodes by session (written through ``writer``), then forget those
+    folded in one commit; how many went. Under the store's write lock from the first read to
+    the last write, so two upkeeps (or ``tinmem optimize`` beside a host) cannot fold the
+    same session from two readings of it."""
+    with store.write_lock():
+        expired = expired_episodes(store, settings, now)
+        if expired and settings.fold_expired_episodes:
+            expired = fold_sessions(store, writer, expired, now or datetime.now(UTC))
+        deleted = delete(store, expired, [], dry_run=False, purge=False, actor=RETENTION)
+    return len(deleted.deleted)

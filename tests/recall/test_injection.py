@@ -1,7 +1,7 @@
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from openclaw_tinmem.models import SESSION_TAG, Category, Hit, MatchKind, Memory
+from openclaw_tinmem.models import FOLDED_TAG, Category, Hit, MatchKind, Memory
 from openclaw_tinmem.recall.injection import (
     BLOCK_TAG,
     estimate_tokens,
@@ -101,7 +101,7 @@ def test_a_folded_session_shows_the_passage_the_message_is_about_in_detail() -> 
         headline="Conversation on 2023-05-08 with User, Assistant: Can you help me",
         summary="Conversation on 2023-05-08 with User, Assistant, 2 exchanges: User: Can you",
         content=f"{opening}\n{detail}",
-        tags=[SESSION_TAG],
+        tags=[FOLDED_TAG],
     )
     hit = Hit(memory, 0.9, 0.9, MatchKind.BOTH, passage=detail)
     detailed = render_block([hit], token_budget=500, detailed_items=1)

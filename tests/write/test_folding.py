@@ -8,10 +8,10 @@ from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.capture.worker import CapturePipeline
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
-from openclaw_tinmem.models import Category, Memory, Provenance
+from openclaw_tinmem.models import FOLDED_TAG, Category, Memory, Provenance
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction
-from openclaw_tinmem.write.folding import SESSION_TAG, fold, fold_sessions, line_of
+from openclaw_tinmem.write.folding import fold, fold_key, fold_sessions, line_of
 from openclaw_tinmem.write.retention import expire_episodes
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
@@ -24,7 +24,14 @@ EXCHANGES = [
 
 
 def say(
-    service: MemoryService, said: datetime, text: str, reply: str, *, session: str, scope: str
+    service: MemoryService,
+    said: datetime,
+    text: str,
+    reply: str,
+    *,
+    session: str,
+    scope: str,
+    user: str | None = None,
 ) -> None:
     agent = scope.split(":", 1)[1]
     record = TurnRecord(
@@ -33,17 +40,30 @@ def say(
             Message("assistant", reply, timestamp=said, id=f"{session}-{said:%H%M}-a"),
         ],
         scope=scope,
-        ctx=HookContext(agent_id=agent, session_id=session),
+        ctx=HookContext(agent_id=agent, session_id=session, user_id=user),
     )
     CapturePipeline(service, RuleExtractor()).process(record)
 
 
 def conversation(
-    service: MemoryService, start: datetime, *, session: str = "trip", scope: str = "agent:main"
+    service: MemoryService,
+    start: datetime,
+    *,
+    session: str = "trip",
+    scope: str = "agent:main",
+    user: str | None = None,
 ) -> None:
     for minute, (text, reply) in enumerate(EXCHANGES):
         said = start + timedelta(minutes=minute)
-        say(service, said, text, reply, session=session, scope=scope)
+        say(
+            service,
+            said,
+            f"{text} ({user or 'me'})",
+            reply,
+            session=session,
+            scope=scope,
+            user=user,
+        )
 
 
 def tagged(service: MemoryService, tag: str) -> list[Memory]:
@@ -68,7 +88,7 @@ def test_a_sessions_expired_episodes_become_one_memory_of_what_was_said(
     assert expire_episodes(service.store, service.settings, service.writer, NOW) == 3
 
     assert tagged(service, EPISODE_TAG) == []
-    (session,) = tagged(service, SESSION_TAG)
+    (session,) = tagged(service, FOLDED_TAG)
     assert session.category is Category.EVENTS and session.scope == "agent:main"
     assert session.content.splitlines() == [line_of(episode) for episode in episodes]
     assert session.content.startswith(f"[{OLD:%Y-%m-%d %H:%M}]")
@@ -91,18 +111,25 @@ def test_sessions_and_scopes_are_folded_apart(settings: Settings, make_service) 
     service = retained(settings, make_service)
     conversation(service, OLD, session="trip")
     conversation(service, OLD + timedelta(hours=2), session="trip", scope="agent:other")
+    # two users of the agent under one session key: never one memory
+    conversation(service, OLD + timedelta(hours=3), session="dm", user="alice")
+    conversation(service, OLD + timedelta(hours=4), session="dm", user="bob")
     for minute in range(3):  # the same agent the next day: another session
         said = OLD + timedelta(days=1, minutes=minute)
         text = f"Day two, note {minute}: we should pack the rail passes and the adapters."
         say(service, said, text, "Noted.", session="later", scope="agent:main")
     expire_episodes(service.store, service.settings, service.writer, NOW)
-    sessions = tagged(service, SESSION_TAG)
-    assert sorted((m.scope, m.provenance.session_id) for m in sessions) == [
-        ("agent:main", "later"),
-        ("agent:main", "trip"),
-        ("agent:other", "trip"),
+    sessions = tagged(service, FOLDED_TAG)
+    assert sorted((m.scope, m.provenance.session_id, m.provenance.user_id) for m in sessions) == [
+        ("agent:main", "dm", "alice"),
+        ("agent:main", "dm", "bob"),
+        ("agent:main", "later", None),
+        ("agent:main", "trip", None),
+        ("agent:other", "trip", None),
     ]
     assert all(len(m.content.splitlines()) == 3 for m in sessions)
+    (bob,) = [m for m in sessions if m.provenance.user_id == "bob"]
+    assert "(alice)" not in bob.content
 
 
 def test_folding_again_adds_nothing_twice_and_later_episodes_join_their_session(
@@ -115,7 +142,7 @@ def test_folding_again_adds_nothing_twice_and_later_episodes_join_their_session(
     fold_sessions(service.store, service.writer, first_two, NOW)
     fold_sessions(service.store, service.writer, first_two, NOW)
     expire_episodes(service.store, service.settings, service.writer, NOW)
-    (session,) = tagged(service, SESSION_TAG)
+    (session,) = tagged(service, FOLDED_TAG)
     assert len(session.content.splitlines()) == 3
     actions = [event.action for event in service.history(session.id)]
     assert actions == [HistoryAction.CREATED, HistoryAction.MERGED]
@@ -127,7 +154,7 @@ def test_without_folding_expired_episodes_are_only_forgotten(
     service = retained(settings, make_service, fold_expired_episodes=False)
     conversation(service, OLD)
     assert expire_episodes(service.store, service.settings, service.writer, NOW) == 3
-    assert tagged(service, SESSION_TAG) == []
+    assert tagged(service, FOLDED_TAG) == []
 
 
 def episode(said: datetime, text: str, **provenance: object) -> Memory:
@@ -143,21 +170,35 @@ def episode(said: datetime, text: str, **provenance: object) -> Memory:
     )
 
 
-def test_a_folded_session_is_untrusted_if_any_of_its_episodes_was() -> None:
+def test_untrusted_and_trusted_exchanges_are_folded_apart() -> None:
     trusted = episode(OLD, "User: we use Postgres 16.", message_ids=("1",))
     quoted = episode(OLD, "User: paste of tool output", message_ids=("2",), untrusted="tool")
+    assert fold_key(trusted) != fold_key(quoted)
+    assert fold([quoted], None, NOW).provenance.untrusted == "tool"
     assert fold([trusted], None, NOW).provenance.untrusted is None
-    assert fold([trusted, quoted], None, NOW).provenance.untrusted == "tool"
 
 
-def test_a_long_session_is_cut_to_a_memorys_size_and_says_how_much_is_left() -> None:
-    lines = [episode(OLD + timedelta(minutes=i), "User: " + "word " * 200) for i in range(40)]
-    folded = fold(lines, None, NOW)
+def test_what_no_longer_fits_stays_an_episode(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = retained(settings, make_service)
+    long = [episode(OLD + timedelta(minutes=i), f"User {i}: " + "word " * 200) for i in range(40)]
+    folded = fold(long, None, NOW)
     assert len(folded.content) <= 20_000
-    last = folded.content.splitlines()[-1]
-    assert last.startswith("(and ") and last.endswith(" more exchanges)")
-    kept = len(folded.content.splitlines()) - 1
-    assert last == f"(and {40 - kept} more exchanges)"
+    kept = len(folded.content.splitlines())
+    assert 0 < kept < 40
+    written = fold_sessions(service.store, service.writer, long, NOW)
+    assert [memory.id for memory in written] == [memory.id for memory in long[:kept]]
+
+
+def test_episodes_without_message_ids_are_folded_by_their_line(
+    settings: Settings, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    service = retained(settings, make_service)
+    first = episode(OLD, "User: the first thing.")
+    second = episode(OLD + timedelta(minutes=5), "User: the second thing.")
+    assert fold_sessions(service.store, service.writer, [first], NOW) == [first]
+    assert fold_sessions(service.store, service.writer, [first, second], NOW) == [first, second]
+    (folded,) = [m for m in service.store.list_memories(limit=None) if FOLDED_TAG in m.tags]
+    assert folded.content.splitlines() == [line_of(first), line_of(second)]
 
 
 def test_lines_keep_the_order_said_within_a_minute_and_across_folds() -> None:
