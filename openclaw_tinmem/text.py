@@ -29,6 +29,15 @@ def split_sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
 
 
+def clip_words(text: str, max_words: int) -> str:
+    """``text`` with its whitespace folded, cut after ``max_words`` words with an ellipsis
+    (and without a comma, semicolon or colon left dangling before it)."""
+    words = text.split()
+    if len(words) <= max_words:
+        return " ".join(words)
+    return " ".join(words[:max_words]).rstrip(",;:") + "…"
+
+
 def passages(text: str, max_words: int) -> list[str]:
     """``text`` cut into passages of at most ``max_words`` words, whole sentences where a
     sentence fits: what a model that reads a bounded number of tokens can read one at a time.

@@ -1,6 +1,6 @@
 import pytest
 
-from openclaw_tinmem.text import is_small_talk, split_sentences
+from openclaw_tinmem.text import clip_words, is_small_talk, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,10 @@ def test_real_questions_are_not_small_talk(text: str) -> None:
 
 def test_sentences_split_on_punctuation_and_line_breaks() -> None:
     assert split_sentences("One. Two! three\nFour?") == ["One.", "Two! three", "Four?"]
+
+
+def test_clip_words_folds_whitespace_and_cuts_after_the_limit_without_dangling_punctuation():
+    assert clip_words("one  two\nthree", 3) == "one two three"
+    assert clip_words("one two, three four", 2) == "one two…"
+    assert clip_words("a b c d", 3) == "a b c…"
+    assert clip_words("", 3) == ""

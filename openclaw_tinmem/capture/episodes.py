@@ -29,7 +29,7 @@ from openclaw_tinmem.models import (
     Source,
     content_hash,
 )
-from openclaw_tinmem.text import is_small_talk, split_sentences
+from openclaw_tinmem.text import clip_words, is_small_talk, split_sentences
 
 EPISODE_NAMESPACE = uuid.UUID("3d2c9a4e-7b1f-4e6a-8c5d-1f0e9b8a7c6d")
 EPISODE_IMPORTANCE = 0.4  # below a fact's: where both answer, the distilled fact goes first
@@ -76,13 +76,6 @@ def is_substantive(exchange: Sequence[Message]) -> bool:
     return any(not is_noise(message.content) for message in exchange)
 
 
-def _clip(text: str, words: int) -> str:
-    parts = text.split()
-    if len(parts) <= words:
-        return " ".join(parts)
-    return " ".join(parts[:words]).rstrip(",;:") + "…"
-
-
 @dataclass(frozen=True)
 class Exchange:
     """One captured exchange with its speakers: what an episode is made of."""
@@ -120,14 +113,14 @@ class Exchange:
         sentences = split_sentences(first_words)
         said_something = [sentence for sentence in sentences if not is_small_talk(sentence)]
         opening = (said_something or sentences or [first_words])[0]
-        headline = f"{first_speaker}: {_clip(opening, HEADLINE_WORDS)}"
+        headline = f"{first_speaker}: {clip_words(opening, HEADLINE_WORDS)}"
         parts = []
         if said.strip():
-            parts.append(f"{user}: {_clip(said, SUMMARY_USER_WORDS)}")
+            parts.append(f"{user}: {clip_words(said, SUMMARY_USER_WORDS)}")
         if reply.strip():
             start = " ".join(split_sentences(reply)[:2]) or reply
             words = SUMMARY_REPLY_WORDS if said.strip() else SUMMARY_USER_WORDS
-            parts.append(f"{agent}: {_clip(start, words)}")
+            parts.append(f"{agent}: {clip_words(start, words)}")
         return headline, " — ".join(parts)
 
     def said_at(self, fallback: datetime) -> datetime:

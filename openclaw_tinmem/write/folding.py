@@ -37,6 +37,7 @@ from openclaw_tinmem.models import (
 )
 from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.text import clip_words
 
 SESSION_IMPORTANCE = 0.3  # below an episode's 0.4: older, so kept at a lower weight
 SESSION_NAMESPACE = uuid.UUID("8f4e2b71-5c3a-4d9e-b0a6-2e7d1c9f3a58")
@@ -83,11 +84,6 @@ def line_of(episode: Memory) -> str:
     return f"[{episode.created_at:{LINE_TIME_FORMAT}}] {' '.join(episode.summary.split())}"
 
 
-def _clip(text: str, words: int) -> str:
-    parts = text.split()
-    return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + "…"
-
-
 def _fitting(lines: Sequence[str]) -> list[str]:
     """The first lines that fit in a memory's content, one per line."""
     kept: list[str] = []
@@ -131,8 +127,10 @@ def fold(episodes: Sequence[Memory], existing: Memory | None, now: datetime) -> 
         id=folded_id(fold_key(first)),
         scope=first.scope,
         category=Category.EVENTS,
-        headline=_clip(f"{opened}: {said[0]}", HEADLINE_WORDS),
-        summary=_clip(f"{opened}, {len(lines)} exchanges: {'; '.join(said[:3])}", SUMMARY_WORDS),
+        headline=clip_words(f"{opened}: {said[0]}", HEADLINE_WORDS),
+        summary=clip_words(
+            f"{opened}, {len(lines)} exchanges: {'; '.join(said[:3])}", SUMMARY_WORDS
+        ),
         content=content,
         importance=SESSION_IMPORTANCE,
         tags=[FOLDED_TAG],

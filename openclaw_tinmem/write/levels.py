@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from openclaw_tinmem.errors import LLMError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.prompts import SUMMARY_SYSTEM
-from openclaw_tinmem.text import split_sentences
+from openclaw_tinmem.text import clip_words, split_sentences
 
 logger = logging.getLogger("openclaw_tinmem")
 HEADLINE_MAX_WORDS = 15
@@ -17,17 +17,10 @@ SUMMARY_MAX_SENTENCES = 4
 SUMMARY_MAX_WORDS = 80
 
 
-def _clip_words(text: str, max_words: int) -> str:
-    words = text.split()
-    if len(words) <= max_words:
-        return " ".join(words)
-    return " ".join(words[:max_words]).rstrip(",;:") + "…"
-
-
 def headline(content: str) -> str:
     """L0: the first sentence, at most ``HEADLINE_MAX_WORDS`` words."""
     sentences = split_sentences(content)
-    return _clip_words(sentences[0] if sentences else content, HEADLINE_MAX_WORDS)
+    return clip_words(sentences[0] if sentences else content, HEADLINE_MAX_WORDS)
 
 
 def summary(content: str) -> str:
@@ -40,7 +33,7 @@ def summary(content: str) -> str:
             break
         chosen.append(sentence)
         words += count
-    return _clip_words(" ".join(chosen) or content, SUMMARY_MAX_WORDS)
+    return clip_words(" ".join(chosen) or content, SUMMARY_MAX_WORDS)
 
 
 class RuleSummarizer:
