@@ -112,6 +112,17 @@ MAX_TAGS = 32
 # The end of a conversational context is what matters (the message just before a memory).
 MAX_CONTEXT_CHARACTERS = 2000
 MAX_TAG_LENGTH = 64
+
+
+def context_tail(text: str) -> str:
+    """The part of a memory's context that is kept: its last ``MAX_CONTEXT_CHARACTERS``
+    characters, stripped. Cut first, then stripped, so that reading a stored context back
+    gives it unchanged (stripping first, a tail that starts with a space lost it on every
+    read: the memory then looked changed, and its token vectors were encoded again at each
+    recall). A context stored before that is normalised the same way where it is compared."""
+    return text[-MAX_CONTEXT_CHARACTERS:].strip()
+
+
 _TAG_CLEAN = re.compile(r"[^a-z0-9._+#/\- ]")
 
 
@@ -212,7 +223,7 @@ class Memory(BaseModel):
         if value is None:
             return ""
         if isinstance(value, str):
-            return value.strip()[-MAX_CONTEXT_CHARACTERS:]
+            return context_tail(value)
         return value
 
     def text_at(self, level: Level) -> str:

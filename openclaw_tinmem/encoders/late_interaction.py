@@ -50,7 +50,7 @@ from openclaw_tinmem.encoders.token_vectors import (
     token_count,
 )
 from openclaw_tinmem.errors import ModelError
-from openclaw_tinmem.models import Memory
+from openclaw_tinmem.models import Memory, context_tail
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -281,7 +281,7 @@ class LateInteraction:
                 found[memory.id] = cached
         wanted = {memory.id: memory for memory in memories if memory.id not in found}
         for row in source.token_rows(list(wanted)):
-            content, context = row["content"], row["context"] or ""
+            content, context = row["content"], context_tail(row["context"] or "")
             tokens = current(row["token_vectors"])  # an older store's projected once, here
             cache.put(cache.key(row["id"], content, context), tokens)
             memory = wanted[row["id"]]

@@ -27,7 +27,7 @@ from openclaw_tinmem.encoders.token_vectors import (
     quantize,
     token_count,
 )
-from openclaw_tinmem.models import Action, Category
+from openclaw_tinmem.models import MAX_CONTEXT_CHARACTERS, Action, Category
 from openclaw_tinmem.service import MemoryService, open_store
 from openclaw_tinmem.store.schema import ADDED_FIELDS, memory_schema
 from openclaw_tinmem.store.table import MemoryStore
@@ -402,3 +402,24 @@ def test_context_is_stored_with_the_memory_and_used_on_every_encode(
     assert updated == encoder.encode_documents([ANSWER + " Mostly on weekends."], [QUESTION])[0]
     hits = service.recall("How often does John work out with his family?")
     assert hits[0].memory.id == memory.id and hits[0].memory.context == QUESTION
+
+
+def test_a_long_context_read_back_is_the_one_stored_so_its_token_vectors_are_not_re_encoded(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    long_reply = "Here is the plan: " + " ".join(["step"] * 1000)
+    assert long_reply[-MAX_CONTEXT_CHARACTERS] == " "  # the tail kept starts with a space
+    service = make_service(settings.model_copy(update={"late_interaction_cache_megabytes": 0}))
+    line = json.dumps({"content": ANSWER, "category": "events", "context": long_reply})
+    maintenance.import_memories(service, [line])
+    (memory,) = service.store.list_memories()
+    assert memory.context == long_reply[-MAX_CONTEXT_CHARACTERS:].strip()
+    # read from the table, the memory is the one written: its token vectors are used as stored
+    assert set(service.late_interaction.stored([memory], service.store)) == {memory.id}
+    # a store written before contexts were cut then stripped: the tail kept its leading space
+    table = lancedb.connect(settings.resolved_db_path()).open_table(settings.table_name)
+    table.update(where=f"id = '{memory.id}'", values={"context": " " + memory.context})
+    reader = make_service(settings.model_copy(update={"late_interaction_cache_megabytes": 0}))
+    (older,) = reader.store.list_memories()
+    assert set(reader.late_interaction.stored([older], reader.store)) == {memory.id}
