@@ -3,7 +3,7 @@ the combination each conversation's held-out choice would make.
 
 For each question the hook's recall runs once without the floors; each combination of
 ``injection_min_similarity`` × ``injection_word_match_min_similarity`` ×
-``injection_min_relevance`` in ``GRID`` is then
+``injection_min_relevance`` × ``injection_similarity_min_relevance`` in ``GRID`` is then
 applied and the block rendered, so coverage, tokens and off-topic silence are known for all
 of them. Leave-one-conversation-out: for each conversation, the other conversations choose the
 combination with the best block coverage among those that keep at least ``OFF_TOPIC_TARGET``
@@ -28,11 +28,14 @@ from openclaw_tinmem.recall.scoring import InjectionFloors, is_worth_injecting, 
 SIMILARITY_FLOORS = (0.55, 0.6, 0.65, 0.7)
 WORD_MATCH_FLOORS = (0.0, 0.45, 0.5, 0.55)
 RELEVANCE_FLOORS = (0.02, 0.05, 0.1, 0.3, 1.01)  # 1.01: the cross-encoder never suffices
+# the relevance a memory close in meaning must still have (0: closeness alone suffices)
+SIMILARITY_RELEVANCE_FLOORS = (0.0, 0.0003, 0.001, 0.003)
 GRID = [
-    InjectionFloors(similarity, word, relevance)
+    InjectionFloors(similarity, word, relevance, similarity_relevance)
     for similarity in SIMILARITY_FLOORS
     for word in WORD_MATCH_FLOORS
     for relevance in RELEVANCE_FLOORS
+    for similarity_relevance in SIMILARITY_RELEVANCE_FLOORS
     if word <= similarity
 ]
 PROBE_RELATED_TARGET = 0.85  # the share of the assistant probe's related messages to keep
@@ -108,6 +111,7 @@ def _named(floors: InjectionFloors) -> dict[str, float]:
         "similarity": floors.similarity,
         "word_match_similarity": floors.word_match_similarity,
         "relevance": floors.relevance,
+        "similarity_relevance": floors.similarity_relevance,
     }
 
 

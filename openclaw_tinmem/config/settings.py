@@ -237,6 +237,17 @@ class Settings(ModelSettings, StorageSettings):
         "this; a message about nothing stored gets no block. Chosen on LoCoMo and BEAM "
         "conversations held out one at a time (docs/benchmarks.md)",
     )
+    injection_similarity_min_relevance: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="With rerank on, a memory injected for being close to the message (the "
+        "two similarity floors) must also have at least this cross-encoder relevance (0–1); "
+        "profile, preferences, cases and patterns need only be close. 0 (closeness alone is "
+        "enough) keeps what bears on a message without answering it, such as an allergy for "
+        "'suggest a snack'; 0.001 silences most messages about other matters "
+        "(docs/benchmarks.md)",
+    )
     injection_token_budget: int = Field(
         600, ge=50, description="Estimated tokens (characters / 4) the injected block may use"
     )

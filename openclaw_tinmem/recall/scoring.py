@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.models import Hit, MatchKind, Memory
-from openclaw_tinmem.recall.names import about_known_names
+from openclaw_tinmem.models import Category, Hit, MatchKind, Memory
+from openclaw_tinmem.recall.names import USER_FACTS, about_known_names
 
 SECONDS_PER_DAY = 86_400.0
+# What holds whatever the subject: who the user is and what they prefer, what worked before
+# and how they go about things. Of these, being close to the message is enough to inject.
+STANDING_KNOWLEDGE = USER_FACTS | {Category.CASES, Category.PATTERNS}
 
 
 def rerank_text(memory: Memory, context_characters: int, passage: str | None = None) -> str:
@@ -82,11 +85,14 @@ def is_related(hit: Hit, min_similarity: float) -> bool:
 
 @dataclass(frozen=True)
 class InjectionFloors:
-    """What a reranked memory must reach to be injected before a turn (any one suffices)."""
+    """What a reranked memory must reach to be injected before a turn."""
 
     similarity: float  # its embedding's cosine to the message
     word_match_similarity: float  # the same, for a memory that shares words with it
     relevance: float  # the cross-encoder's relevance, 0–1
+    # the relevance a memory admitted by closeness must still have (``STANDING_KNOWLEDGE``
+    # exempt)
+    similarity_relevance: float = 0.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> InjectionFloors:
@@ -94,20 +100,33 @@ class InjectionFloors:
             settings.injection_min_similarity,
             settings.injection_word_match_min_similarity,
             settings.injection_min_relevance,
+            settings.injection_similarity_min_relevance,
         )
 
 
 def is_worth_injecting(hit: Hit, floors: InjectionFloors) -> bool:
     """Whether automatic recall should inject a reranked memory.
 
-    Close in meaning passes (an assistant's "suggest a snack" finds a peanut allergy this way,
-    which a question-answering cross-encoder scores near 0); so does sharing words with the
-    message at a lower closeness ("where do I live" finds "User lives in Berlin"), or the
-    cross-encoder finding it relevant. Sharing a word alone is not enough: with whole
-    exchanges stored, nearly every message shares one with something.
+    The cross-encoder finding it relevant suffices. So does being close in meaning (an
+    assistant's "suggest a snack" finds a peanut allergy this way, which a question-answering
+    cross-encoder scores near 0), or sharing words with the message at a lower closeness
+    ("where do I live" finds "User lives in Berlin") — unless the cross-encoder finds the
+    memory answers nothing at all (below ``similarity_relevance``): in conversations about
+    one's work and life, nearly every question is close to something said, about another
+    matter. Standing knowledge (the user's profile and preferences, cases, patterns) bears on
+    any subject ("set up the CI pipeline" and how a missing secret once broke the deploy), so
+    for it closeness is enough. Sharing a word alone never is: with whole exchanges stored,
+    nearly every message shares one with something.
     """
+    if hit.relevance >= floors.relevance:
+        return True
+    if (
+        hit.relevance < floors.similarity_relevance
+        and hit.memory.category not in STANDING_KNOWLEDGE
+    ):
+        return False
     similarity = hit.similarity if hit.similarity is not None else -1.0
-    if similarity >= floors.similarity or hit.relevance >= floors.relevance:
+    if similarity >= floors.similarity:
         return True
     return hit.match is not MatchKind.VECTOR and similarity >= floors.word_match_similarity
 

@@ -98,7 +98,8 @@ UNRELATED_STORE = [
 def test_a_message_unrelated_to_every_memory_gets_no_block(
     plugin_settings: Settings, make_plugin, floor: float
 ) -> None:  # type: ignore[no-untyped-def]
-    plugin = make_plugin(plugin_settings.model_copy(update={"injection_min_similarity": floor}))
+    floors = {"injection_min_similarity": floor, "injection_similarity_min_relevance": 0.0}
+    plugin = make_plugin(plugin_settings.model_copy(update=floors))
     ctx = HookContext(agent_id="main")
     for content, category in UNRELATED_STORE:
         plugin.service.remember(content, category, scope="agent:main")
@@ -115,6 +116,46 @@ def test_a_message_unrelated_to_every_memory_gets_no_block(
         assert "Biscuit" not in related.prepend_context
     else:  # without the floor, recall's best few are injected whatever they are
         assert unrelated is not None and "Biscuit" in unrelated.prepend_context
+
+
+WORK_AND_LIFE = [
+    (
+        "We moved the quarterly budget review with the finance team to next Tuesday at 10 AM",
+        Category.EVENTS,
+    ),
+    ("User prefers morning meetings and keeps afternoons free for deep work", Category.PREFERENCES),
+    ("Booked the venue for Emma's graduation party on June 14", Category.EVENTS),
+]
+
+
+@pytest.mark.parametrize("floor", [0.0, 0.003])
+def test_a_memory_close_in_meaning_that_answers_nothing_is_injected_only_without_the_floor(
+    plugin_settings: Settings, make_plugin, floor: float
+) -> None:  # type: ignore[no-untyped-def]
+    options = {"injection_similarity_min_relevance": floor}
+    plugin = make_plugin(plugin_settings.model_copy(update=options))
+    ctx = HookContext(agent_id="main")
+    for content, category in WORK_AND_LIFE:
+        plugin.service.remember(content, category, scope="agent:main")
+    # close to the budget review (cosine 0.64), which says nothing about hiring
+    hiring = plugin.before_prompt_build(
+        event=PromptBuildEvent("What did the finance team say about hiring a new analyst?"),
+        ctx=ctx,
+    )
+    if floor:
+        assert hiring is None
+    else:
+        assert hiring is not None and "budget review" in hiring.prepend_context
+    # a fact about the user bears on any subject: closeness is enough, whatever the floor
+    call = plugin.before_prompt_build(
+        event=PromptBuildEvent("What time works for a call tomorrow?"), ctx=ctx
+    )
+    assert call is not None and "morning meetings" in call.prepend_context
+    # what answers the message is injected, whatever the floor
+    budget = plugin.before_prompt_build(
+        event=PromptBuildEvent("How did the budget review go?"), ctx=ctx
+    )
+    assert budget is not None and "budget review" in budget.prepend_context
 
 
 def test_a_message_about_someone_memory_never_heard_of_gets_only_user_facts(
