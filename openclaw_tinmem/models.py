@@ -116,11 +116,12 @@ MAX_TAG_LENGTH = 64
 
 def context_tail(text: str) -> str:
     """The part of a memory's context that is kept: its last ``MAX_CONTEXT_CHARACTERS``
-    characters, stripped. Cut first, then stripped, so that reading a stored context back
-    gives it unchanged (stripping first, a tail that starts with a space lost it on every
-    read: the memory then looked changed, and its token vectors were encoded again at each
-    recall). A context stored before that is normalised the same way where it is compared."""
-    return text[-MAX_CONTEXT_CHARACTERS:].strip()
+    characters after trailing whitespace, without whitespace at either end. Cut, then
+    stripped at the start, so that reading a stored context back gives it unchanged (stripped
+    first, a tail that started with a space lost it on every read: the memory then looked
+    changed, and its token vectors were encoded again at each recall). A context stored
+    before that is normalised the same way where it is compared."""
+    return text.rstrip()[-MAX_CONTEXT_CHARACTERS:].lstrip()
 
 
 _TAG_CLEAN = re.compile(r"[^a-z0-9._+#/\- ]")

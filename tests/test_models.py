@@ -3,9 +3,11 @@ import pytest
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import (
     CATEGORY_POLICIES,
+    MAX_CONTEXT_CHARACTERS,
     Category,
     MergePolicy,
     content_hash,
+    context_tail,
     normalise_tags,
     validate_memory_id,
     validate_scope,
@@ -71,3 +73,15 @@ def test_memory_ids_are_canonical_uuids() -> None:
 def test_content_hash_folds_case_and_space() -> None:
     assert content_hash("I like  Tea") == content_hash("i like tea")
     assert content_hash("I like tea") != content_hash("I like coffee")
+
+
+def test_a_context_keeps_its_last_characters_without_surrounding_whitespace_and_reads_back_unchanged() -> (
+    None
+):
+    question = "How often do you all work out together?"
+    assert context_tail(question + "\n" * 3000) == question
+    long_reply = "Here is the plan: " + " ".join(["step"] * 1000)
+    kept = context_tail(long_reply)
+    assert len(kept) < MAX_CONTEXT_CHARACTERS and not kept.startswith(" ")
+    assert long_reply.endswith(kept) and context_tail(kept) == kept
+    assert context_tail(" " + kept) == kept  # as a store written before kept it

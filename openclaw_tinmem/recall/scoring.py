@@ -116,7 +116,9 @@ def is_worth_injecting(hit: Hit, floors: InjectionFloors) -> bool:
     matter. Standing knowledge (the user's profile and preferences, cases, patterns) bears on
     any subject ("set up the CI pipeline" and how a missing secret once broke the deploy), so
     for it closeness is enough. Sharing a word alone never is: with whole exchanges stored,
-    nearly every message shares one with something.
+    nearly every message shares one with something. (A hit below the cross-encoder's head
+    carries a relevance under the head's lowest, ``fusion.apply_rerank``: with the floor on
+    it is injected only if it is standing knowledge or the head itself was relevant.)
     """
     if hit.relevance >= floors.relevance:
         return True

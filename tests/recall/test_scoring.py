@@ -3,8 +3,14 @@ from datetime import timedelta
 import pytest
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.models import Category, Memory, utc_now
-from openclaw_tinmem.recall.scoring import final_score, recency, rerank_text
+from openclaw_tinmem.models import Category, Hit, MatchKind, Memory, utc_now
+from openclaw_tinmem.recall.scoring import (
+    InjectionFloors,
+    final_score,
+    is_worth_injecting,
+    recency,
+    rerank_text,
+)
 
 
 def test_the_cross_encoder_reads_the_end_of_a_memory_s_context() -> None:
@@ -66,3 +72,42 @@ def test_importance_and_recency_break_ties_but_do_not_outvote_relevance() -> Non
     assert final_score(0.5, _memory(1.0, 0), now, settings) < final_score(
         0.8, _memory(0.0, 365), now, settings
     )
+
+
+def _hit(category: Category, similarity: float | None, relevance: float, match: MatchKind) -> Hit:
+    memory = Memory(category=category, headline="h", summary="s", content="c")
+    return Hit(memory, relevance, relevance, match, similarity)
+
+
+@pytest.mark.parametrize(
+    ("category", "similarity", "relevance", "match", "off", "on"),
+    [
+        # the cross-encoder's relevance suffices, with or without the fourth floor
+        (Category.EVENTS, 0.1, 0.5, MatchKind.VECTOR, True, True),
+        # close in meaning: needs some relevance with the floor on, exactly the floor passes
+        (Category.EVENTS, 0.7, 0.0005, MatchKind.VECTOR, True, False),
+        (Category.EVENTS, 0.7, 0.001, MatchKind.VECTOR, True, True),
+        # sharing words at the lower closeness: the same
+        (Category.ENTITIES, 0.57, 0.0, MatchKind.BOTH, True, False),
+        # standing knowledge needs only be close
+        (Category.PROFILE, 0.7, 0.0, MatchKind.VECTOR, True, True),
+        (Category.PREFERENCES, 0.57, 0.0, MatchKind.FULL_TEXT, True, True),
+        (Category.CASES, 0.7, 0.0, MatchKind.VECTOR, True, True),
+        (Category.PATTERNS, 0.7, 0.0, MatchKind.VECTOR, True, True),
+        # not close, not relevant; a shared word alone; no similarity known
+        (Category.PROFILE, 0.5, 0.0, MatchKind.VECTOR, False, False),
+        (Category.PROFILE, 0.5, 0.0, MatchKind.FULL_TEXT, False, False),
+        (Category.PROFILE, None, 0.0, MatchKind.FULL_TEXT, False, False),
+    ],
+)
+def test_what_automatic_recall_injects_with_and_without_the_fourth_floor(
+    category: Category,
+    similarity: float | None,
+    relevance: float,
+    match: MatchKind,
+    off: bool,
+    on: bool,
+) -> None:
+    hit = _hit(category, similarity, relevance, match)
+    assert is_worth_injecting(hit, InjectionFloors(0.6, 0.55, 0.02)) is off
+    assert is_worth_injecting(hit, InjectionFloors(0.6, 0.55, 0.02, 0.001)) is on
