@@ -61,7 +61,7 @@ RULES: tuple[CaptureRule, ...] = (
     ),
     _rule(
         r"\b(?:i (?:really |strongly )?(?:prefer|like|love|enjoy|hate|dislike|can't stand|"
-        r"avoid|usually|never)|my favou?rite|i'm (?:allergic|vegan|vegetarian))\b",
+        r"avoid|usually|never)|my favou?rite|i(?:'m| am) (?:allergic|vegan|vegetarian))\b",
         Category.PREFERENCES,
         0.6,
     ),

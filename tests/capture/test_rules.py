@@ -23,3 +23,10 @@ def test_explicit_requests_are_important_and_questions_are_ignored() -> None:
     assert found.content.startswith("my daughter's birthday") and found.importance == 0.8
     assert extract_by_rules("Do I prefer tabs or spaces?") == []
     assert extract_by_rules("What is the weather like today in Paris?") == []
+
+
+def test_what_the_user_cannot_or_will_not_eat_is_a_preference_however_it_is_said() -> None:
+    for text in ("I'm allergic to peanuts.", "I am allergic to peanuts.", "I am vegan these days."):
+        assert _categories(text) == [Category.PREFERENCES], text
+    (found,) = extract_by_rules("Please remember that I am allergic to peanuts.")
+    assert found.category is Category.PREFERENCES and found.content == "I am allergic to peanuts."
