@@ -22,9 +22,9 @@ is not folded and so not forgotten: nothing is lost to the bound.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.models import (
@@ -39,27 +39,16 @@ from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import clip_words
 
+if TYPE_CHECKING:
+    from openclaw_tinmem.write.writer import MemoryWriter
+
 SESSION_IMPORTANCE = 0.3  # below an episode's 0.4: older, so kept at a lower weight
 SESSION_NAMESPACE = uuid.UUID("8f4e2b71-5c3a-4d9e-b0a6-2e7d1c9f3a58")
 HEADLINE_WORDS = 20
 SUMMARY_WORDS = 60
 LINE_TIME_FORMAT = "%Y-%m-%d %H:%M"
-FOLDER = Identity.administrator(via="episode retention")
-
-
-class Putter(Protocol):
-    """What folding writes through (``MemoryWriter.put``): memories as they are, embedded
-    and encoded, with a history event each."""
-
-    def put(
-        self,
-        memories: Sequence[Memory],
-        before: Mapping[str, Memory],
-        *,
-        action: HistoryAction,
-        actor: str,
-        source: str,
-    ) -> None: ...
+# who folds and forgets expired episodes, in their history (retention.py uses it too)
+RETENTION = Identity.administrator(via="episode retention")
 
 
 def fold_key(episode: Memory) -> tuple[str, ...]:
@@ -143,7 +132,7 @@ def fold(episodes: Sequence[Memory], existing: Memory | None, now: datetime) -> 
 
 
 def fold_sessions(
-    store: MemoryStore, writer: Putter, episodes: Sequence[Memory], now: datetime
+    store: MemoryStore, writer: MemoryWriter, episodes: Sequence[Memory], now: datetime
 ) -> list[Memory]:
     """Fold ``episodes`` into one memory per ``fold_key`` (written before any episode is
     forgotten, so an interruption loses nothing); the episodes whose lines the memories now
@@ -170,7 +159,7 @@ def fold_sessions(
                 memories,
                 stored,
                 action=action,
-                actor=FOLDER.describe(),
-                source=f"folding ({FOLDER.via})",
+                actor=RETENTION.describe(),
+                source=f"folding ({RETENTION.via})",
             )
     return folded

@@ -14,15 +14,16 @@ It runs in the background with the table's upkeep (``write.writer``) and at
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
 from openclaw_tinmem.store.table import MemoryStore
-from openclaw_tinmem.write.folding import Putter, fold_sessions
+from openclaw_tinmem.write.folding import RETENTION, fold_sessions
 from openclaw_tinmem.write.forgetting import delete
 
-RETENTION = Identity.administrator(via="episode retention")
+if TYPE_CHECKING:
+    from openclaw_tinmem.write.writer import MemoryWriter
 
 
 def expired_episodes(
@@ -39,7 +40,7 @@ def expired_episodes(
 
 
 def expire_episodes(
-    store: MemoryStore, settings: Settings, writer: Putter, now: datetime | None = None
+    store: MemoryStore, settings: Settings, writer: MemoryWriter, now: datetime | None = None
 ) -> int:
     """Fold the expired episodes by session (written through ``writer``), then forget those
     folded in one commit; how many went. Under the store's write lock from the first read to
