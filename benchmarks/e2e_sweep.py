@@ -62,6 +62,7 @@ def floor_sweep(
         identity=Identity.from_context(ctx),
         limit=settings.injection_limit,
         min_similarity=settings.injection_min_similarity,
+        min_relevance=min(RELEVANCE_FLOORS) if settings.rerank else None,
     )
     found = []
     for floors in GRID:
@@ -164,6 +165,7 @@ def assistant_probe(plugin: TinmemPlugin) -> dict[str, Any]:
             identity=identity,
             limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
+            min_relevance=min(RELEVANCE_FLOORS) if settings.rerank else None,
         )
 
     related = [(hits(message), ASSISTANT_MEMORIES[index][0]) for message, index in RELATED_MESSAGES]

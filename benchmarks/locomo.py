@@ -24,7 +24,7 @@ from typing import Any
 
 from rich.progress import Progress
 
-from benchmarks.locomo_data import Conversation, Retriever, load, preceding
+from benchmarks.locomo_data import Conversation, Retriever, as_reminders, load, preceding
 from benchmarks.locomo_peers import bm25_peer, mem0_peer
 from benchmarks.locomo_report import (
     ability_table,
@@ -179,12 +179,21 @@ def main() -> None:
         help="keep the memories in this directory and, when it already holds them, read them "
         "instead of writing them again (for trying recall settings one after another)",
     )
+    parser.add_argument(
+        "--asked-as",
+        choices=["written", "reminders"],
+        default="written",
+        help="ask the questions as written, or as people ask to be reminded ('Remind me, …', "
+        "'… again?', 'Quick question: …', in turn), every system alike",
+    )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo.json"))
     arguments = parser.parse_args()
     if arguments.overrides:
         CONFIGURATIONS["custom"] = dict(item.split("=", 1) for item in arguments.overrides)
         arguments.configs = [*arguments.configs, "custom"]
     conversations = load(arguments.path)
+    if arguments.asked_as == "reminders":
+        as_reminders(conversations)
     root = Path(tempfile.mkdtemp(prefix="tinmem-locomo-"))
     database = arguments.store or root / "db"
     reuse = (database / "memories.lance").exists()
@@ -242,6 +251,7 @@ def main() -> None:
         add_comparisons(results, runs)
         report = {
             "data": str(arguments.path),
+            "asked_as": arguments.asked_as,
             "conversations": len(conversations),
             "turns": sum(len(c.turns) for c in conversations),
             "questions_1_to_4": sum(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -101,3 +101,23 @@ def preceding(conversation: Conversation, index: int) -> str:
 
 
 Retriever = Callable[[Conversation, str], list[str]]  # (conversation, question) -> ranked dia_ids
+
+
+REMINDER_FORMS = ("Remind me, {question}", "{question} again?", "Quick question: {question}")
+
+
+def as_reminders(conversations: list[Conversation]) -> None:
+    """Ask each question as people ask to be reminded, in place: the three forms of
+    ``REMINDER_FORMS`` in turn ("Remind me, what …?", "What … again?" without its own
+    question mark, "Quick question: What …?")."""
+    for conversation in conversations:
+        asked = []
+        for index, question in enumerate(conversation.questions):
+            form = REMINDER_FORMS[index % len(REMINDER_FORMS)]
+            text = question.text.strip()
+            if form.startswith("{question} again"):
+                text = text.rstrip("?. ")
+            elif form.startswith("Remind me"):
+                text = text[:1].lower() + text[1:]
+            asked.append(replace(question, text=form.format(question=text)))
+        conversation.questions = asked

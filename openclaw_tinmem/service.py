@@ -148,6 +148,7 @@ class MemoryService:
         min_score: float | None = None,
         rerank: bool | None = None,
         min_similarity: float | None = None,
+        min_relevance: float | None = None,
         identity: Identity | None = None,
         allows: Callable[[Memory], bool] | None = None,
     ) -> list[Hit]:
@@ -157,7 +158,8 @@ class MemoryService:
 
         Only memories related to the query are returned: those that share words with it and
         those whose embedding's cosine to it reaches ``min_similarity`` (default
-        ``recall_min_similarity``; 0 returns the best ``limit`` whatever they are).
+        ``recall_min_similarity``; 0 returns the best ``limit`` whatever they are), and, with
+        ``min_relevance``, those the cross-encoder read and found at least that relevant.
         """
         readable = self.access(identity).scopes_to_read(scopes)
         # text that is not valid Unicode (bytes a terminal could not decode) is searched for
@@ -177,6 +179,7 @@ class MemoryService:
             min_similarity=(
                 settings.recall_min_similarity if min_similarity is None else min_similarity
             ),
+            min_relevance=min_relevance,
             allows=allows,
         )
         now = self.clock()

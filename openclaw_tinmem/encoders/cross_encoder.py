@@ -26,6 +26,8 @@ class Reranker(Protocol):
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]: ...
 
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
+
 
 def _register_reranker(bundled: BundledModel) -> None:
     from fastembed.common.model_description import ModelSource
@@ -83,17 +85,19 @@ class FastEmbedReranker:
         )
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        """Scores in the order of ``documents``.
+        """Scores in the order of ``documents``."""
+        return self.score_pairs([(query, document) for document in documents])
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Scores of (query, document) pairs, in their order.
 
         The longest pairs are handed out first, so the workers finish close together.
         """
-        if self._pool is None or len(documents) < 2:
-            return [self._score_pair(query, document) for document in documents]
-        order = sorted(range(len(documents)), key=lambda index: -len(documents[index]))
-        futures = {
-            index: self._pool.submit(self._score_pair, query, documents[index]) for index in order
-        }
-        return [futures[index].result() for index in range(len(documents))]
+        if self._pool is None or len(pairs) < 2:
+            return [self._score_pair(query, document) for query, document in pairs]
+        order = sorted(range(len(pairs)), key=lambda index: -sum(map(len, pairs[index])))
+        futures = {index: self._pool.submit(self._score_pair, *pairs[index]) for index in order}
+        return [futures[index].result() for index in range(len(pairs))]
 
     def _score_pair(self, query: str, document: str) -> float:
         return float(next(iter(self._model.rerank(query, [document], batch_size=1))))

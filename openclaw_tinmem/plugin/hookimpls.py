@@ -200,6 +200,7 @@ class TinmemPlugin:
             identity=Identity.from_context(ctx),
             limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
+            min_relevance=settings.injection_min_relevance if settings.rerank else None,
             allows=InjectionPolicy(settings, ctx).allows,
         )
         floors = InjectionFloors.from_settings(settings) if settings.rerank else None

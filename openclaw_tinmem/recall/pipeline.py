@@ -21,6 +21,7 @@ from openclaw_tinmem.encoders.cross_encoder import Reranker
 from openclaw_tinmem.encoders.dense import Embedder, Matrix, Vector
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.models import Category, Hit, Memory
+from openclaw_tinmem.recall.asking import about_the_user, plain_question, speaks_of_the_user
 from openclaw_tinmem.recall.episodes import blend_with_episodes
 from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
 from openclaw_tinmem.recall.passages import best_passage
@@ -41,6 +42,9 @@ class RecallRequest:
     min_score: float
     rerank: bool
     min_similarity: float = 0.0
+    # a memory the cross-encoder read and found this relevant is related, however far in
+    # meaning (None: closeness and shared words alone decide)
+    min_relevance: float | None = None
     # which memories may be returned at all (automatic injection's trust and privacy)
     allows: Callable[[Memory], bool] | None = None
 
@@ -68,10 +72,13 @@ class RecallPipeline:
         A query that names a time ("hiking in May") is searched whole, as a month or a date
         is often in the memory's words too; the cross-encoder reads it without the phrase (a
         memory's date is not in its words), and what was said in that time is favoured
-        (``when.py``)."""
+        (``when.py``). Nor does it read the words that only ask to be reminded ("… again?",
+        "remind me": ``asking.py``)."""
         settings = request.settings
         period = named_period(request.query, now) if settings.time_weight > 0 else None
-        judged_query = period.without_phrase(request.query) if period else request.query
+        judged_query = plain_question(
+            period.without_phrase(request.query) if period else request.query
+        )
         late = self.late_interaction.enabled and settings.late_interaction
         depth = max(
             request.limit * 2,
@@ -103,7 +110,9 @@ class RecallPipeline:
             candidates = self._late_interaction(settings, query_tokens, candidates, memories)
         if settings.episode_weight > 0:
             candidates = self._episodes(settings, candidates, memories, late)
+        judged: set[str] = set()  # the memories the cross-encoder read
         if request.rerank:
+            judged = {candidate.id for candidate in candidates[: settings.rerank_candidates]}
             candidates = self._cross_encoder(settings, judged_query, candidates, memories)
         hits = [
             Hit(
@@ -122,10 +131,15 @@ class RecallPipeline:
                 else replace(hit, score=hit.score * (1 - settings.time_weight))
                 for hit in hits
             ]
+        relevant = request.min_relevance
         hits = [
             hit
             for hit in hits
-            if hit.score >= request.min_score and is_related(hit, request.min_similarity)
+            if hit.score >= request.min_score
+            and (
+                is_related(hit, request.min_similarity)
+                or (relevant is not None and hit.memory.id in judged and hit.relevance >= relevant)
+            )
         ]
         best = [
             replace(hit, passage=best_passage(request.query, hit.memory.content))
@@ -224,5 +238,13 @@ class RecallPipeline:
             )
             for candidate in head
         ]
-        logits = self.reranker().score(query, texts)
+        # a fact about "User" is read against the question about the user (``asking.py``)
+        about_user = about_the_user(query)
+        queries = [
+            about_user
+            if about_user and speaks_of_the_user(memories[candidate.id].content)
+            else query
+            for candidate in head
+        ]
+        logits = self.reranker().score_pairs(list(zip(queries, texts, strict=True)))
         return apply_rerank(candidates, [sigmoid(logit) for logit in logits])

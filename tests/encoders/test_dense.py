@@ -47,6 +47,16 @@ def test_the_relevant_documents_score_highest(two_workers: FastEmbedReranker) ->
     assert sorted(best_two) == [1, 3]
 
 
+def test_pairs_of_different_queries_score_as_each_query_alone(
+    two_workers: FastEmbedReranker,
+) -> None:
+    other = "Who adopted a dog?"
+    pairs = [(QUERY if index % 2 else other, document) for index, document in enumerate(DOCUMENTS)]
+    expected = [two_workers.score(query, [document])[0] for query, document in pairs]
+    assert two_workers.score_pairs(pairs) == pytest.approx(expected, abs=1e-4)
+    assert two_workers.score_pairs([]) == []
+
+
 def test_nothing_to_score(two_workers: FastEmbedReranker) -> None:
     assert two_workers.score(QUERY, []) == []
     assert len(two_workers.score(QUERY, DOCUMENTS[:1])) == 1
