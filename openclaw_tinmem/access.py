@@ -19,7 +19,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import AccessDeniedError
@@ -152,7 +152,7 @@ class Access:
         if not self.can_write(scope):
             raise AccessDeniedError(
                 f"{self.identity.describe()} may not write scope {scope!r}; it may write: "
-                + ", ".join(self.write),
+                + (", ".join(self.write) or "no scope"),
                 field=field,
             )
         return scope
@@ -160,6 +160,23 @@ class Access:
     def default_store_scope(self, setting: str) -> str:
         """Where ``memory_store`` writes when no scope is given (``store_scope``)."""
         return resolve_scope_setting(setting, self.identity)
+
+    def workspace_scope(self, setting: str, *, writing: bool = False, field: str = "path") -> str:
+        """Whose workspace files this identity's workspace tools use (``workspace_scope``;
+        an administrator's are the default agent's), once checked that it may read them, and
+        write them when ``writing``."""
+        owner = self.identity
+        if owner.admin:
+            owner = replace(owner, agent_id=DEFAULT_AGENT_ID, admin=False)
+        scope = resolve_scope_setting(setting, owner)
+        if writing:
+            return self.check_write(scope, field=field)
+        if not self.can_read(scope):
+            raise AccessDeniedError(
+                f"{self.identity.describe()} may not read the workspace of scope {scope!r}",
+                field=field,
+            )
+        return scope
 
     def capture_scope(self, setting: str) -> str:
         """Where automatic capture writes this identity's turns (``capture_scope``)."""

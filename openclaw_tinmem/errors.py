@@ -16,6 +16,7 @@ Tool handlers turn these into error objects (``to_dict``); the CLI into exit cod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -132,3 +133,15 @@ def invalid_argument(
     else:
         message = f"{path}: " + str(detail["msg"]).removeprefix("Value error, ")
     return InvalidArgumentError(prefix + message, field=field)
+
+
+# where in its own source a Rust library failed ("…/structural.rs:258:9"): nothing a user can act on
+_SOURCE_LOCATION = re.compile(r",?\s*\S*\.rs:\d+(?::\d+)?")
+
+
+def describe_failure(error: BaseException) -> str:
+    """An error we did not raise on purpose, in one line a person can read: its kind and the
+    first line of its message, without the source locations Rust libraries append."""
+    lines = str(error).strip().splitlines()
+    text = _SOURCE_LOCATION.sub("", lines[0]).strip(" ,;") if lines else ""
+    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__

@@ -82,7 +82,10 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
             f"{MAX_CONTENT_CHARACTERS:,} are allowed",
             field="content",
         )
-    scope = validate_scope(str(record.get("scope") or "global"))
+    try:
+        scope = validate_scope(str(record.get("scope") or "global"))
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"line {number}: {error.message}", field="scope") from None
     (headline, in_headline), (summary, in_summary) = (
         count_redactions(str(record.get(key) or "")) for key in ("headline", "summary")
     )
@@ -109,7 +112,9 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     except ValidationError as error:
         raise invalid_argument(error, noun="field", prefix=f"line {number}: ") from None
     # a text that instructs the model is kept, but not injected (write.trust)
-    memory.provenance = with_trust(memory.provenance, content, episode=EPISODE_TAG in memory.tags)
+    memory.provenance = with_trust(
+        memory.provenance, content, headline, summary, episode=EPISODE_TAG in memory.tags
+    )
     return memory, not (headline and summary), redacted
 
 
@@ -141,6 +146,12 @@ def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
     return all(getattr(new, name) == getattr(stored, name) for name in same)
 
 
+def _different(one: Memory, other: Memory) -> bool:
+    """Two lines with one id that say different things (a line repeated says the same)."""
+    fields = ("content", "category", "scope", "headline", "summary", "importance", "tags")
+    return any(getattr(one, name) != getattr(other, name) for name in fields)
+
+
 def import_memories(
     service: MemoryService,
     lines: list[str],
@@ -156,15 +167,25 @@ def import_memories(
     repeated import writes nothing and embeds nothing.
     """
     parsed: dict[str, tuple[Memory, bool, int]] = {}
+    line_of: dict[str, int] = {}
     problems: list[InvalidArgumentError] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
                 memory, needs_levels, redacted = parse_import_line(line, number)
+                earlier = parsed.get(memory.id)
+                if earlier is not None and _different(earlier[0], memory):
+                    # the later line would silently replace the earlier one
+                    raise InvalidArgumentError(
+                        f"line {number}: id {memory.id} is also the id of line "
+                        f"{line_of[memory.id]}; give each memory its own id",
+                        field="id",
+                    )
             except InvalidArgumentError as error:
                 problems.append(error)
                 continue
             parsed[memory.id] = (memory, needs_levels, redacted)
+            line_of[memory.id] = number
     if problems and not skip_invalid:
         listing = "\n".join(f"  {problem.message}" for problem in problems)
         raise InvalidArgumentError(

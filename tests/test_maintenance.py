@@ -112,22 +112,28 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
         '{"category": "events"}',
         '{"content": "Likes tea", "category": "preferences", "importance": 7}',
         '{"content": "Likes \\ud800 coffee", "category": "preferences"}',  # a broken escape
+        '{"content": "Secret", "category": "events", "scope": "../etc"}',
+        '{"id": "00000000-0000-4000-8000-000000000001", "content": "A", "category": "events"}',
+        '{"id": "00000000-0000-4000-8000-000000000001", "content": "B", "category": "events"}',
+        '{"content": "Prefers metric units", "category": "preferences"}',  # the same line again
     ]
     with pytest.raises(InvalidArgumentError) as caught:
         import_memories(service, lines)
     message = caught.value.message
-    assert message.startswith("5 invalid line(s); nothing was written")
+    assert message.startswith("7 invalid line(s); nothing was written")
     for expected in (
         "line 2: category",
         "line 3: not valid JSON",
         "line 4: content is required",
         "line 5: importance",
         "line 6: content is not valid Unicode",
+        "line 7: invalid scope",
+        "line 9: id 00000000-0000-4000-8000-000000000001 is also the id of line 8",
     ):
         assert expected in message
     assert service.store.count() == 0
     report = import_memories(service, lines, skip_invalid=True)
-    assert report.imported == 1 and len(report.problems) == 5 and service.store.count() == 1
+    assert report.imported == 2 and len(report.problems) == 7 and service.store.count() == 2
 
 
 def test_unchanged_lines_are_recognised_and_skipped(settings, make_service) -> None:  # type: ignore[no-untyped-def]

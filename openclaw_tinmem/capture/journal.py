@@ -11,6 +11,7 @@ id, so what is written from it is dated by when it was said, however late that i
 from __future__ import annotations
 
 import json
+import logging
 import os
 import uuid
 import weakref
@@ -23,7 +24,11 @@ from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import utc_now
 
+logger = logging.getLogger(__name__)
+
 SUFFIX = ".turn.json"
+# a turn file that cannot be read is renamed to this, out of the worker's way, and kept
+SET_ASIDE_SUFFIX = ".unreadable"
 PRIVATE_FILE = 0o600
 FAILURES_FILE = "failures.jsonl"
 
@@ -63,16 +68,32 @@ class TurnRecord:
 RECORD_FIELDS = frozenset(item.name for item in fields(TurnRecord))
 
 
+class UnreadableRecord(ValueError):
+    """A turn file that is not a turn record (damaged, or written by something else)."""
+
+
 def read_record(path: Path) -> TurnRecord:
     """A journalled turn as it was written — also by an earlier version, which kept the kind
-    in the context beside keys nothing reads."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    context = data.pop("context", None) or {}
-    data["messages"] = [Message.from_dict(message) for message in data["messages"]]
-    data["ctx"] = HookContext.from_dict(context)
-    if "kind" not in data:
-        data["kind"] = "session" if context.get("kind") == "session_summary" else "turn"
-    return TurnRecord(**{key: value for key, value in data.items() if key in RECORD_FIELDS})
+    in the context beside keys nothing reads. OSError when the file is gone or unreadable;
+    ``UnreadableRecord`` when what it holds is not a turn."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+        context = data.pop("context", None) or {}
+        data["messages"] = [Message.from_dict(message) for message in data["messages"]]
+        data["ctx"] = HookContext.from_dict(context)
+        if "kind" not in data:
+            data["kind"] = "session" if context.get("kind") == "session_summary" else "turn"
+        record = TurnRecord(**{key: value for key, value in data.items() if key in RECORD_FIELDS})
+        # what the worker reads of it, checked now rather than failing it later
+        record.created  # noqa: B018
+        if record.next_attempt_at is not None:
+            datetime.fromisoformat(record.next_attempt_at)
+        if not isinstance(record.attempts, int) or not isinstance(record.scope, str):
+            raise TypeError("attempts must be a number and scope a string")
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise UnreadableRecord(f"{path.name}: {type(error).__name__}: {error}") from None
+    return record
 
 
 # The write itself synchronises the data where the platform can: one system call fewer. Each
@@ -124,14 +145,20 @@ class Journal:
         os.fsync(self._directory_descriptor)
 
     def pending(self, *, due_only: bool = True, now: datetime | None = None) -> list[TurnRecord]:
-        """Journalled turns, oldest first; with ``due_only`` those whose retry time has come."""
+        """Journalled turns, oldest first; with ``due_only`` those whose retry time has come.
+
+        A file that holds no turn is set aside (``set_aside``), with a warning in the log: it
+        would otherwise fail every pass of the worker, or be skipped unseen."""
         moment = now or utc_now()
         records = []
         for path in self.directory.glob(f"*{SUFFIX}"):
             try:
                 record = read_record(path)
-            except (OSError, ValueError, TypeError, KeyError):
-                continue  # removed meanwhile, or not ours
+            except UnreadableRecord as error:
+                self._set_aside(path, str(error))
+                continue
+            except OSError:
+                continue  # removed meanwhile
             due = (
                 record.next_attempt_at is None
                 or datetime.fromisoformat(record.next_attempt_at) <= moment
@@ -139,6 +166,17 @@ class Journal:
             if due or not due_only:
                 records.append(record)
         return sorted(records, key=lambda record: record.created_at)
+
+    def _set_aside(self, path: Path, reason: str) -> None:
+        try:
+            path.replace(path.with_name(path.name + SET_ASIDE_SUFFIX))
+        except OSError:
+            return  # removed meanwhile, or a read-only journal: left where it is
+        logger.warning("set aside a journal file that holds no turn: %s", reason)
+
+    def set_aside(self) -> list[Path]:
+        """The turn files set aside as unreadable, for a person to look at."""
+        return sorted(self.directory.glob(f"*{SUFFIX}{SET_ASIDE_SUFFIX}"))
 
     def complete(self, turn_id: str) -> None:
         self._path(turn_id).unlink(missing_ok=True)
@@ -166,7 +204,16 @@ class Journal:
             stream.write(json.dumps(entry) + "\n")
 
     def failures(self) -> list[dict[str, Any]]:
+        """The recorded fallbacks, oldest first; lines that are not one are passed over."""
         path = self.directory / FAILURES_FILE
         if not path.exists():
             return []
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        entries = []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                entries.append(entry)
+        return entries

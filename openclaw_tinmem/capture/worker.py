@@ -32,6 +32,7 @@ from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.sanitize import clean, has_content, is_noise
 from openclaw_tinmem.capture.trust import mark_turn
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import describe_failure
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Draft, Source, WriteOutcome
 from openclaw_tinmem.process.priority import yield_to_the_host
@@ -335,7 +336,9 @@ class CaptureWorker:
 
     def _capture_held(self) -> int:
         """Capture the turns held in memory: the LLM pipeline, else at once the rules (a
-        held turn cannot wait in the journal for a retry)."""
+        held turn cannot wait in the journal for a retry). A turn that nothing could write
+        (the store's disk full too) goes to the journal if it takes it now, else stays held
+        for the next pass."""
         finished = 0
         while self._held and not self._stop.is_set():
             record = self._held.popleft()
@@ -351,9 +354,19 @@ class CaptureWorker:
                         error,
                     )
                     outcomes, used_fallback = self.fallback.process(record), True
-            except Exception:
-                logger.exception("held turn %s could not be captured and is lost", record.id)
-                continue
+            except Exception as error:
+                if record.attempts == 0:
+                    logger.error(
+                        "held turn %s could not be captured (%s); it is kept and retried",
+                        record.id,
+                        describe_failure(error),
+                    )
+                record.attempts += 1
+                try:
+                    self.journal.write(record)
+                except OSError:
+                    self._held.appendleft(record)
+                break  # the rest wait for the next pass, as this one does
             self.reports.append(CaptureReport(record.id, outcomes, used_fallback=used_fallback))
             finished += 1
         return finished

@@ -8,6 +8,7 @@ needs them.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from openclaw_tinmem.categories import Category
-from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.errors import TinmemError, describe_failure
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ if TYPE_CHECKING:
     from openclaw_tinmem.service import MemoryService
     from openclaw_tinmem.tools.toolbox import Toolbox
 
+logger = logging.getLogger("openclaw_tinmem")
+
 EXIT_INVALID = 2
+EXIT_FAILED = 1  # the input was fine; the store, a model or the system failed
 CATEGORY_CHOICE = click.Choice([category.value for category in Category])
 JSON_HELP = "Print JSON instead of text."
 
@@ -144,6 +148,16 @@ def friendly_errors() -> Iterator[None]:
         where = f"{error.filename}: " if error.filename else ""
         console().print(f"[red]error:[/red] {where}{error.strerror or error}", highlight=False)
         sys.exit(EXIT_INVALID)
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise  # click's own: usage errors and exits, reported by click
+    except Exception as error:  # the store or a library failed: say what, not where in it
+        logger.debug("command failed", exc_info=True)
+        console().print(
+            f"[red]error:[/red] {describe_failure(error)} (run 'tinmem doctor' to check the "
+            "store and the models)",
+            highlight=False,
+        )
+        sys.exit(EXIT_FAILED)
 
 
 class FriendlyGroup(click.Group):
@@ -178,10 +192,23 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
     """Run a tool; print its JSON (or text) and exit 2 on an error result.
 
     As text, an error goes to stderr like every other error of the CLI; as JSON it stays on
-    stdout, where a script reads the error object.
+    stdout, where a script reads the error object — also when the store cannot be opened.
     """
-    with friendly_errors():
-        result = state.toolbox.call(name, arguments)
+    if not as_json:
+        with friendly_errors():
+            result = state.toolbox.call(name, arguments)
+    else:
+        try:
+            result = state.toolbox.call(name, arguments)
+        except Exception as error:  # no toolbox: the store or a model could not be opened
+            ours = isinstance(error, TinmemError)
+            details = (
+                error.to_dict()
+                if isinstance(error, TinmemError)
+                else {"type": "internal_error", "message": describe_failure(error)}
+            )
+            emit_json({"error": details})
+            sys.exit(EXIT_INVALID if ours else EXIT_FAILED)
     if as_json:
         emit_json(result.data)
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from openclaw_tinmem.encoders.provisioning import (
     bundled_model,
     verify_model,
 )
-from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.errors import TinmemError, describe_failure
 
 
 def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
@@ -135,14 +136,30 @@ def _capture_check(settings: Settings) -> dict[str, Any]:
     if failures:
         detail += (
             f"; {len(failures)} turn(s) fell back to the no-LLM rules after LLM failures, "
-            f"last at {failures[-1]['at']}: {failures[-1]['error']}"
+            f"last at {failures[-1].get('at', '?')}: {failures[-1].get('error', '?')}"
+        )
+    unreadable = journal.set_aside()
+    if unreadable:
+        detail += (
+            f"; {len(unreadable)} file(s) that hold no turn were set aside, such as "
+            f"{unreadable[0].name}: look at them, then delete them"
         )
     left_out = capture_counts(settings)
     if left_out:
         detail += "; left out by the capture switches: " + ", ".join(
             f"{name} {count}" for name, count in left_out.items()
         )
-    return _check("capture journal", not failures, detail)
+    return _check("capture journal", not failures and not unreadable, detail)
+
+
+def _safely(name: str, check: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A check that fails unexpectedly (a damaged table, say) is reported as failed."""
+    try:
+        return check()
+    except TinmemError as error:
+        return _check(name, False, error.message)
+    except Exception as error:
+        return _check(name, False, describe_failure(error))
 
 
 def diagnose(
@@ -159,10 +176,10 @@ def diagnose(
         checks.append(_check("environment", False, "; ".join(unknown)))
     checks.extend(_model_checks(settings))
     if all(check["ok"] for check in checks):
-        checks.append(_store_check(settings))
+        checks.append(_safely("store", lambda: _store_check(settings)))
     checks.append(similarity_floors_check(settings))
     checks.append(_llm_check(settings))
-    checks.append(_capture_check(settings))
+    checks.append(_safely("capture journal", lambda: _capture_check(settings)))
     openclaw = openclaw_check(openclaw_config_path())
     if openclaw is not None:
         checks.append(openclaw)

@@ -302,6 +302,11 @@ class Settings(ModelSettings, StorageSettings):
         description="Where memory_store writes when no scope is given: 'global' (the skill's "
         "default), 'agent', 'user', or a scope",
     )
+    workspace_scope: str = Field(
+        "agent",
+        description="Whose workspace files (memory_write, memory_read, memory_tree) an agent "
+        "uses: 'agent' (its own), 'user', 'global' (one for all), or a scope",
+    )
     access_tokens: dict[str, AccessToken] = Field(
         default_factory=dict,
         description="Bearer tokens of the MCP HTTP server, by name, each with the identity it "

@@ -5,13 +5,16 @@ category the newest comes first, so where two memories disagree the current one 
 
 Tokens are estimated as characters / 4 (rounded up), which is close to what BPE tokenizers
 give for English prose and costs nothing. Memory text is data: ``&``, ``<`` and ``>`` are
-escaped and line breaks folded, so stored text can neither close the block, open a tag, nor
-start a line that looks like a heading or an instruction of ours.
+escaped (and the brackets that look like ``<`` and ``>``: fullwidth, angle quotes), line breaks
+folded, and characters that hide or reorder text (control characters, zero-width and
+right-to-left marks) dropped, so stored text can neither close the block, open a tag, start a
+line that looks like a heading or an instruction of ours, nor read otherwise than it shows.
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -39,9 +42,22 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARACTERS_PER_TOKEN)
 
 
+# ＜ ﹤ ‹ 〈 ⟨ 〈 ˂ and their closing twins, read by a model as < and >
+_LOOK_ALIKES = str.maketrans(
+    "\uff1c\ufe64\u2039\u3008\u27e8\u2329\u02c2\uff1e\ufe65\u203a\u3009\u27e9\u232a\u02c3",
+    "<<<<<<<>>>>>>>",
+)
+
+
 def neutralise(text: str) -> str:
-    """Memory text made inert inside the block: entities escaped, whitespace folded."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Memory text made inert inside the block: entities escaped, whitespace folded, what
+    hides or reorders text dropped."""
+    shown = "".join(
+        character
+        for character in text.translate(_LOOK_ALIKES)
+        if character.isspace() or unicodedata.category(character) not in ("Cc", "Cf")
+    )
+    escaped = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return " ".join(escaped.split())
 
 

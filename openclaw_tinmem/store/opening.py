@@ -116,6 +116,25 @@ def open_or_create(
     return table
 
 
+def open_current(
+    database: Any, name: str, schema: pa.Schema, *, uri: str, verify_model: bool
+) -> Any | None:
+    """The table ``name`` if nothing need be created or added (then it is opened without the
+    write lock: a read never waits for a writer); None otherwise."""
+    tables = database.list_tables().tables
+    if name not in tables or HISTORY_TABLE not in tables:
+        return None
+    table = database.open_table(name)
+    if verify_model:
+        check_model(table.schema, schema, uri)
+    indexed = {column for index in table.list_indices() for column in index.columns}
+    if any(field.name not in table.schema.names for field in ADDED_FIELDS) or any(
+        column not in indexed for column in MEMORY_INDEXES
+    ):
+        return None
+    return table
+
+
 def is_writable(directory: Path) -> bool:
     """Whether this process may write the store directory (and its lock file, if any)."""
     lock = directory / LOCK_FILE_NAME

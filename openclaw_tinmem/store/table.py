@@ -27,6 +27,7 @@ from openclaw_tinmem.store.opening import (
     connect,
     create_table,
     is_writable,
+    open_current,
     open_existing,
     open_or_create,
     stored_model,
@@ -101,13 +102,11 @@ class MemoryStore:
             )
             self.history = HistoryLog(self.database, read_only=True)
         else:
-            with self.write_lock():
-                self.table = open_or_create(
-                    self.database,
-                    settings.table_name,
-                    self.schema(),
-                    uri=self.uri,
-                    verify_model=verify_model,
+            opening = (self.database, settings.table_name, self.schema())
+            current = open_current(*opening, uri=self.uri, verify_model=verify_model)
+            with contextlib.nullcontext() if current is not None else self.write_lock():
+                self.table = current or open_or_create(
+                    *opening, uri=self.uri, verify_model=verify_model
                 )
                 self.history = HistoryLog(self.database)
 

@@ -11,8 +11,10 @@ from typing import Annotated, Any
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationError,
     field_validator,
     model_validator,
@@ -48,6 +50,18 @@ def _not_blank(value: str) -> str:
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
 
 
+def _not_a_boolean(value: Any) -> Any:
+    if isinstance(value, bool):  # JSON's true is not the number 1
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+Importance = Annotated[
+    float, Field(ge=0.0, le=1.0, allow_inf_nan=False), BeforeValidator(_not_a_boolean)
+]
+Count = Annotated[int, BeforeValidator(_not_a_boolean)]
+
+
 def _scope(value: str | None) -> str | None:
     return None if value is None else validate_scope(value)
 
@@ -78,7 +92,7 @@ class RecallArguments(ToolArguments):
     categories: list[Category] | None = Field(
         None, description=f"Only these categories: {CATEGORY_NAMES}"
     )
-    limit: int = Field(10, ge=1, le=MAX_RECALL_LIMIT, description="Maximum results (default 10)")
+    limit: Count = Field(10, ge=1, le=MAX_RECALL_LIMIT, description="Maximum results (default 10)")
     level: Level = Field(
         Level.L1, description="Detail returned: L0 headline, L1 summary (default), L2 full content"
     )
@@ -96,9 +110,7 @@ class StoreArguments(ToolArguments):
     )
     category: Category = Field(description=f"One of: {CATEGORY_NAMES}")
     scope: str | None = Field(None, description="Memory namespace (default: global)")
-    importance: float = Field(
-        0.5, ge=0.0, le=1.0, allow_inf_nan=False, description="0.0-1.0 (default 0.5)"
-    )
+    importance: Importance = Field(0.5, description="0.0-1.0 (default 0.5)")
     tags: list[str] | None = Field(None, max_length=32, description="Keywords for searchability")
 
     _check_scope = field_validator("scope")(_scope)
@@ -149,9 +161,7 @@ class UpdateArguments(ToolArguments):
     )
     summary: str | None = Field(None, min_length=1, max_length=4000, description="New summary")
     headline: str | None = Field(None, min_length=1, max_length=400, description="New headline")
-    importance: float | None = Field(
-        None, ge=0.0, le=1.0, allow_inf_nan=False, description="New importance 0.0-1.0"
-    )
+    importance: Importance | None = Field(None, description="New importance 0.0-1.0")
     tags: list[str] | None = Field(None, max_length=32, description="New tags (replace existing)")
 
     @field_validator("id")
@@ -171,7 +181,7 @@ class UpdateArguments(ToolArguments):
 
 class HistoryArguments(ToolArguments):
     id: str = Field(description="The memory whose changes to list (or its first 8+ characters)")
-    limit: int = Field(20, ge=1, le=200, description="The most recent N events (default 20)")
+    limit: Count = Field(20, ge=1, le=200, description="The most recent N events (default 20)")
 
     @field_validator("id")
     @classmethod
@@ -185,7 +195,7 @@ class SearchArguments(ToolArguments):
         max_length=MAX_QUERY_CHARACTERS,
         description="What to look for, in natural language",
     )
-    limit: int = Field(5, ge=1, le=20, description="Maximum results (1-20, default 5)")
+    limit: Count = Field(5, ge=1, le=20, description="Maximum results (1-20, default 5)")
 
 
 class WriteArguments(ToolArguments):
@@ -199,7 +209,7 @@ class WriteArguments(ToolArguments):
         description="memory (MEMORY.md), daily_log (today's log, default), heartbeat "
         "(HEARTBEAT.md), or a path such as projects/alpha/notes.md",
     )
-    append: bool = Field(True, description="Append (default) or replace the whole file")
+    append: StrictBool = Field(True, description="Append (default) or replace the whole file")
 
 
 class ReadArguments(ToolArguments):
@@ -210,7 +220,7 @@ class ReadArguments(ToolArguments):
 
 class TreeArguments(ToolArguments):
     path: str = Field("", description="Directory to start from (empty: the workspace root)")
-    depth: int = Field(1, ge=1, le=10, description="Levels to show (1-10, default 1)")
+    depth: Count = Field(1, ge=1, le=10, description="Levels to show (1-10, default 1)")
 
 
 def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.errors import TinmemError, describe_failure
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.tools.arguments import parse_arguments
 from openclaw_tinmem.tools.definitions import (
@@ -76,7 +76,7 @@ class Toolbox:
             return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
         except Exception as error:  # the host must never see an exception from a tool
             logger.exception("tool %s failed", name)
-            details = {"type": "internal_error", "message": f"{type(error).__name__}: {error}"}
+            details = {"type": "internal_error", "message": describe_failure(error)}
             return ToolResult({"error": details}, f"Error: {details['message']}")
 
     async def acall(

@@ -1,4 +1,8 @@
-"""IronClaw-compatible workspace tools: memory_search, memory_write, memory_read, memory_tree."""
+"""IronClaw-compatible workspace tools: memory_search, memory_write, memory_read, memory_tree.
+
+Each identity works in its own workspace (``workspace_scope``: an agent's own by default), and
+only where its rights allow: reading needs the right to read that scope, writing to write it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from openclaw_tinmem.access import DEFAULT_AGENT_ID, Identity, resolve_scope_setting
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
 from openclaw_tinmem.redaction import redact_secrets
@@ -22,7 +27,6 @@ from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_
 from openclaw_tinmem.workspace.store import WorkspaceStore, rfc3339, word_count
 
 if TYPE_CHECKING:
-    from openclaw_tinmem.access import Identity
     from openclaw_tinmem.service import MemoryService
 
 
@@ -45,7 +49,11 @@ class WorkspaceTools:
         rate_clock: Callable[[], float] | None = None,
     ) -> None:
         self.service = service
-        self.workspace = WorkspaceStore(service.store, service.embedder)
+        # files written before workspaces had owners are the default agent's
+        legacy = resolve_scope_setting(
+            service.settings.workspace_scope, Identity(agent_id=DEFAULT_AGENT_ID)
+        )
+        self.workspace = WorkspaceStore(service.store, service.embedder, legacy)
         self.clock = clock
         self._rate_clock = rate_clock
 
@@ -61,6 +69,12 @@ class WorkspaceTools:
             settings.resolved_journal_path() / RATE_LIMITS_FILE,
             **options,
         )
+
+    def _scope(self, identity: Identity, *, field: str = "path", writing: bool = False) -> str:
+        """The workspace ``identity`` works in, checked against its rights."""
+        access = self.service.access(identity)
+        setting = self.service.settings.workspace_scope
+        return access.workspace_scope(setting, writing=writing, field=field)
 
     def handlers(self) -> list[tuple[ToolDefinition, Handler]]:
         functions: dict[str, Handler] = {
@@ -80,7 +94,9 @@ class WorkspaceTools:
                 "is_hybrid_match": hit.is_hybrid_match,
                 "path": hit.path,
             }
-            for hit in self.workspace.search(arguments.query, arguments.limit)
+            for hit in self.workspace.search(
+                arguments.query, arguments.limit, self._scope(identity, field="query")
+            )
         ]
         if self.service.settings.workspace_search_memories:
             hits = self.service.recall(arguments.query, limit=arguments.limit, identity=identity)
@@ -104,13 +120,16 @@ class WorkspaceTools:
     def write(self, arguments: WriteArguments, identity: Identity) -> ToolResult:
         now = self.clock()
         path = resolve_target(arguments.target, now)
+        scope = self._scope(identity, field="target", writing=True)
         self.limiter.check(rate_key(identity), "memory_write")
         content = redact_secrets(arguments.content.strip())
         separator = "\n\n"
         if arguments.target == "daily_log":
             content = f"[{now:%H:%M:%S}] {content}"
             separator = "\n"
-        document = self.workspace.write(path, content, append=arguments.append, separator=separator)
+        document = self.workspace.write(
+            path, content, scope, append=arguments.append, separator=separator
+        )
         written = content if arguments.append and document.content != content else document.content
         data = {
             "status": "written",
@@ -121,7 +140,7 @@ class WorkspaceTools:
         return ToolResult(data, f"Wrote {data['content_length']} bytes to {document.path}.")
 
     def read(self, arguments: ReadArguments, identity: Identity) -> ToolResult:
-        document = self.workspace.read(normalise_path(arguments.path))
+        document = self.workspace.read(normalise_path(arguments.path), self._scope(identity))
         data = {
             "path": document.path,
             "content": document.content,
@@ -132,7 +151,7 @@ class WorkspaceTools:
 
     def tree(self, arguments: TreeArguments, identity: Identity) -> ToolResult:
         root = normalise_path(arguments.path, allow_root=True)
-        tree = build_tree(self.workspace.paths(), root, arguments.depth)
+        tree = build_tree(self.workspace.paths(self._scope(identity)), root, arguments.depth)
         return ToolResult(tree, _tree_text(tree) or "(empty)")
 
 

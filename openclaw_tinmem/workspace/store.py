@@ -1,9 +1,11 @@
 """Workspace documents (IronClaw-style MEMORY.md, daily logs, notes) in the same LanceDB database.
 
 Two tables: ``workspace_documents`` holds each file (path, id, content, times) and
-``workspace_chunks`` holds its searchable pieces with a vector and a full-text index. Writes
-hold the memory store's write lock, so documents and memories share one cross-process lock,
-and are conditional, so hosts sharing an object store do not overwrite each other's.
+``workspace_chunks`` holds its searchable pieces with a vector and a full-text index. Every
+file belongs to one workspace, named by a scope (an agent's own by default:
+``Access.workspace_scope``); one workspace never sees another's files. Writes hold the memory
+store's write lock, so documents and memories share one cross-process lock, and are
+conditional, so hosts sharing an object store do not overwrite each other's.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ DOCUMENTS_TABLE = "workspace_documents"
 # the document revision (its updated_at) a chunk was cut from; null in older tables
 CHUNK_REVISION_FIELD = pa.field("updated_at", pa.timestamp("us", tz="UTC"))
 CHUNKS_TABLE = "workspace_chunks"
+# the workspace a file belongs to; tables written before workspaces had owners lack it, and
+# their files are the default agent's (``legacy_scope``)
+SCOPE_FIELD = pa.field("scope", pa.string())
 CHUNK_CHARACTERS = 800
 SEARCH_DEPTH = 50
 
@@ -48,6 +53,7 @@ class Document:
     content: str
     created_at: datetime
     updated_at: datetime
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,9 +92,10 @@ def chunk_text(content: str, size: int = CHUNK_CHARACTERS) -> list[str]:
 class WorkspaceStore:
     """Documents and their chunks, beside the memories table."""
 
-    def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
+    def __init__(self, store: MemoryStore, embedder: Embedder, legacy_scope: str) -> None:
         self.store = store
         self.embedder = embedder
+        self.legacy_scope = legacy_scope
         database = store.database
         timestamp = pa.timestamp("us", tz="UTC")
         documents = pa.schema(
@@ -96,6 +103,7 @@ class WorkspaceStore:
                 pa.field("id", pa.string()),
                 pa.field("path", pa.string()),
                 pa.field("content", pa.string()),
+                SCOPE_FIELD,
                 pa.field("created_at", timestamp),
                 pa.field("updated_at", timestamp),
             ]
@@ -109,6 +117,7 @@ class WorkspaceStore:
                 pa.field("text", pa.string()),
                 pa.field("vector", vector),
                 CHUNK_REVISION_FIELD,
+                SCOPE_FIELD,
             ]
         )
         if store.read_only:  # read as they are; a store without them has no documents
@@ -121,36 +130,51 @@ class WorkspaceStore:
                 CHUNKS_TABLE, schema=chunks, exist_ok=True
             )
             return
-        # exist_ok: another host may create the table at the same moment
-        self.documents = database.create_table(DOCUMENTS_TABLE, schema=documents, exist_ok=True)
-        ensure_indexes(self.documents, {"path": BTree()})
-        self.chunks = database.create_table(CHUNKS_TABLE, schema=chunks, exist_ok=True)
+        self.documents = _open_or_create(database, DOCUMENTS_TABLE, documents)
+        self.chunks = _open_or_create(database, CHUNKS_TABLE, chunks)
         if CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
             self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))
+        for table in (self.documents, self.chunks):
+            if SCOPE_FIELD.name not in table.schema.names:  # files from before owners
+                with store.write_lock():
+                    if SCOPE_FIELD.name not in table.schema.names:
+                        table.add_columns({SCOPE_FIELD.name: quote(legacy_scope)})
+        ensure_indexes(self.documents, {"path": BTree()})
         ensure_indexes(self.chunks, {"text": FTS(with_position=False), "path": BTree()})
 
-    def get(self, path: str) -> Document | None:
-        rows = self.documents.search().where(f"path = {quote(path)}").limit(1).to_list()
+    def _owned_by(self, table: Any, scope: str) -> str:
+        """The filter of the files (or chunks) of workspace ``scope``; a read-only table from
+        before owners holds the default agent's."""
+        if SCOPE_FIELD.name in table.schema.names:
+            return f"scope = {quote(scope)}"
+        return "true" if scope == self.legacy_scope else "false"
+
+    def get(self, path: str, scope: str) -> Document | None:
+        where = f"path = {quote(path)} AND {self._owned_by(self.documents, scope)}"
+        rows = self.documents.search().where(where).limit(1).to_list()
         if not rows:
             return None
         row = rows[0]
         return Document(
-            row["id"], row["path"], row["content"], row["created_at"], row["updated_at"]
+            row["id"], row["path"], row["content"], row["created_at"], row["updated_at"], scope
         )
 
-    def read(self, path: str) -> Document:
-        document = self.get(path)
+    def read(self, path: str, scope: str) -> Document:
+        document = self.get(path, scope)
         if document is None:
             raise NotFoundError(
                 f"no workspace file {path!r}; see memory_tree for what exists", field="path"
             )
         return document
 
-    def paths(self) -> list[str]:
-        rows = self.documents.search().select(["path"]).limit(None).to_arrow()
+    def paths(self, scope: str) -> list[str]:
+        query = self.documents.search().where(self._owned_by(self.documents, scope))
+        rows = query.select(["path"]).limit(None).to_arrow()
         return [str(path) for path in rows.column("path").to_pylist()]
 
-    def write(self, path: str, content: str, *, append: bool, separator: str = "\n") -> Document:
+    def write(
+        self, path: str, content: str, scope: str, *, append: bool, separator: str = "\n"
+    ) -> Document:
         """Create, append to or replace a document, re-indexing its chunks.
 
         The document is written conditionally: created only if no other writer created the
@@ -159,7 +183,7 @@ class WorkspaceStore:
         """
 
         def attempt() -> Document | None:
-            existing = self.get(path)
+            existing = self.get(path, scope)
             now = utc_now()
             if existing is not None and append and existing.content:
                 body = existing.content.rstrip("\n") + separator + content
@@ -171,6 +195,7 @@ class WorkspaceStore:
                 content=body,
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
+                scope=scope,
             )
             if not self._commit(document, existing):
                 return None
@@ -199,6 +224,7 @@ class WorkspaceStore:
                     "content": document.content,
                     "created_at": document.created_at,
                     "updated_at": document.updated_at,
+                    "scope": document.scope,
                 }
             ],
             schema=self.documents.schema,
@@ -211,7 +237,9 @@ class WorkspaceStore:
         # Two hosts may create one path at once (an insert meets no conflict). The row
         # committed first (the lowest row address: appends get ever higher fragments) wins
         # for every host that looks; a later one is taken back and its write re-applied.
-        query = self.documents.search().where(f"path = {quote(document.path)}")
+        query = self.documents.search().where(
+            f"path = {quote(document.path)} AND {self._owned_by(self.documents, document.scope)}"
+        )
         rows = query.select(["id"]).with_row_id(True).limit(None).to_list()
         first = min(rows, key=lambda row: row["_rowid"])
         if first["id"] != document.id:
@@ -232,11 +260,12 @@ class WorkspaceStore:
                 "text": piece,
                 "vector": vector,
                 "updated_at": document.updated_at,
+                "scope": document.scope,
             }
             for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
         ]
         self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
-        current = self.get(document.path)
+        current = self.get(document.path, document.scope)
         revision = current.updated_at if current is not None else document.updated_at
         self.chunks.delete(
             f"document_id = {quote(document.id)} AND (updated_at IS NULL "
@@ -271,17 +300,20 @@ class WorkspaceStore:
             optimize_table(self.documents, retention)
             optimize_table(self.chunks, retention)
 
-    def search(self, query: str, limit: int) -> list[ChunkHit]:
-        """Hybrid full-text + vector search over chunks, fused by reciprocal rank."""
+    def search(self, query: str, limit: int, scope: str) -> list[ChunkHit]:
+        """Hybrid full-text + vector search over the chunks of workspace ``scope``, fused by
+        reciprocal rank."""
         columns = ["document_id", "path", "position", "text"]
+        owned = self._owned_by(self.chunks, scope)
         match = MatchQuery(query, "text")  # type: ignore[call-arg]
-        text_query = self.chunks.search(match, query_type="fts").select([*columns, "_score"])
-        text_rows = text_query.limit(SEARCH_DEPTH).to_list()
+        text_query = self.chunks.search(match, query_type="fts").where(owned, prefilter=True)
+        text_rows = text_query.select([*columns, "_score"]).limit(SEARCH_DEPTH).to_list()
         vector_query: Any = self.chunks.search(
             self.embedder.embed_query(query), vector_column_name="vector"
         )
         vector_rows = (
-            vector_query.distance_type("cosine")
+            vector_query.where(owned, prefilter=True)
+            .distance_type("cosine")
             .select([*columns, "_distance"])
             .limit(SEARCH_DEPTH)
             .to_list()
@@ -307,6 +339,14 @@ class WorkspaceStore:
 
     def count(self) -> int:
         return int(self.documents.count_rows())
+
+
+def _open_or_create(database: Any, name: str, schema: pa.Schema) -> Any:
+    """The table as it is (an older one may lack later columns), or a new one."""
+    if name in database.list_tables().tables:
+        return database.open_table(name)
+    # exist_ok: another host may create the table at the same moment
+    return database.create_table(name, schema=schema, exist_ok=True)
 
 
 def word_count(content: str) -> int:

@@ -48,7 +48,13 @@ def drafted(
         source_ref=draft.source_ref,
         content_hash=content_hash(content),
         context=context,
-        provenance=with_trust(draft.provenance, content, episode=EPISODE_TAG in draft.tags)
+        provenance=with_trust(
+            draft.provenance,
+            content,
+            given_headline,
+            given_summary,
+            episode=EPISODE_TAG in draft.tags,
+        )
         if draft.source in AUTHORED
         else draft.provenance,
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from openclaw_tinmem.access import Access, Identity
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import AccessDeniedError
 from openclaw_tinmem.models import Hit, Memory
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
@@ -34,7 +35,13 @@ def chosen(
     query: str, hits: list[Hit], access: Access, settings: Settings
 ) -> tuple[list[Memory], list[Hit]]:
     """What a forget by ``query`` deletes — the confident matches among ``hits`` in scopes the
-    caller may write, ``forget_max_deletions`` at most — and the candidates it leaves."""
+    caller may write, ``forget_max_deletions`` at most — and the candidates it leaves. A
+    caller that may write no scope is told so, not answered with an empty deletion."""
+    if not access.write:
+        raise AccessDeniedError(
+            f"{access.identity.describe()} may not forget memories: it may write no scope",
+            field="query",
+        )
     writable = [hit for hit in hits if access.can_write(hit.memory.scope)]
     floor = settings.forget_min_similarity
     confident = [hit for hit in writable if is_confident(query, hit, floor)]

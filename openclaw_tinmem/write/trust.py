@@ -17,11 +17,13 @@ INSTRUCTION_TEXT = "reads as an instruction to the model"
 AUTHORED = frozenset({Source.TOOL, Source.IMPORT})
 
 
-def with_trust(provenance: Provenance, content: str, *, episode: bool = False) -> Provenance:
-    """``provenance`` marked untrusted when ``content`` instructs the model; as it was
-    otherwise (a reason already given stays). An ``episode``'s speaker labels ("Assistant: …")
-    are who spoke, not an imitation of the conversation's markup."""
-    text = without_speakers(content) if episode else content
+def with_trust(provenance: Provenance, *words: str | None, episode: bool = False) -> Provenance:
+    """``provenance`` marked untrusted when any of a memory's ``words`` (its content, headline
+    and summary: each may be shown on its own) instructs the model; as it was otherwise (a
+    reason already given stays). An ``episode``'s speaker labels ("Assistant: …") are who
+    spoke, not an imitation of the conversation's markup."""
+    text = "\n".join(word for word in words if word)
+    text = without_speakers(text) if episode else text
     if provenance.untrusted or not gives_instructions(text):
         return provenance
     return provenance.model_copy(update={"untrusted": INSTRUCTION_TEXT})

@@ -66,9 +66,14 @@ def update(
         memory, stored_vector = found[0]
         access.check_write(memory.scope, field="id")
         updated = memory.model_copy(update={**changes, "updated_at": writer.clock()})
-        if content is not None:  # new words: are they an instruction to the model?
-            episode = EPISODE_TAG in updated.tags
-            updated.provenance = with_trust(memory.provenance, content, episode=episode)
+        if {"content", "headline", "summary"} & changes.keys():  # is it now an instruction?
+            updated.provenance = with_trust(
+                memory.provenance,
+                updated.content,
+                updated.headline,
+                updated.summary,
+                episode=EPISODE_TAG in updated.tags,
+            )
         tokens = writer.tokens_after_update(updated, memory)
         conflicted = store.upsert(
             [updated],

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_tinmem.capture.journal import Journal, TurnRecord
+from openclaw_tinmem.capture.journal import SUFFIX, Journal, TurnRecord
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import utc_now
 
@@ -83,3 +83,40 @@ def test_a_record_an_earlier_version_wrote_is_read(tmp_path: Path) -> None:
     assert record.kind == "session" and record.attempts == 1
     assert (record.ctx.agent_id, record.ctx.user_id) == ("travel", "ana")
     assert record.messages == [Message("user", "I prefer aisle seats")]
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        "null",
+        '"a string"',
+        "not json at all {",
+        '{"messages": [], "scope": "global", "next_attempt_at": "not a date"}',
+        '{"messages": [], "scope": "global", "created_at": 5}',
+        '{"messages": "x", "scope": "global"}',
+        '{"scope": "global"}',
+    ],
+)
+def test_a_file_that_holds_no_turn_is_set_aside_and_the_others_go_on(
+    tmp_path: Path, damaged: str
+) -> None:
+    journal = Journal(tmp_path)
+    good = TurnRecord(messages=[Message("user", "I prefer tea.")], scope="global")
+    journal.write(good)
+    (tmp_path / f"0000-bad{SUFFIX}").write_text(damaged)
+    assert [record.id for record in journal.pending()] == [good.id]
+    assert [path.name for path in journal.set_aside()] == [f"0000-bad{SUFFIX}.unreadable"]
+    assert [record.id for record in journal.pending(due_only=False)] == [good.id]
+
+
+def test_lines_of_the_failure_log_that_are_not_entries_are_passed_over(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    record = TurnRecord(messages=[Message("user", "hi")], scope="global")
+    journal.record_failure(record, "LLMError: down")
+    with (tmp_path / "failures.jsonl").open("a") as stream:
+        stream.write("garbage\n[1, 2]\n")
+    journal.record_failure(record, "LLMError: still down")
+    assert [entry["error"] for entry in journal.failures()] == [
+        "LLMError: down",
+        "LLMError: still down",
+    ]

@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from openclaw_tinmem.cli import main
 from openclaw_tinmem.cli.doctor import similarity_floors_check
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import describe_failure
 
 
 @pytest.fixture
@@ -171,6 +173,20 @@ def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def
     assert checks["late-interaction model"]["ok"]
     assert checks["capture journal"]["ok"]
     assert "set for the bundled model" in checks["similarity floors"]["detail"]
+
+
+def test_doctor_reports_a_damaged_journal_file_and_capture_goes_on(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    journal = tmp_path / "journal"
+    journal.mkdir(mode=0o700, exist_ok=True)
+    (journal / "0000.turn.json").write_text("null")
+    (journal / "failures.jsonl").write_text("not json\n")
+    result = run("doctor", "--json")
+    checks = {check["name"]: check for check in json.loads(result.stdout)["checks"]}
+    assert not checks["capture journal"]["ok"]
+    assert "set aside" in checks["capture journal"]["detail"]
+    assert (journal / "0000.turn.json.unreadable").exists()
 
 
 def test_doctor_says_the_similarity_floors_belong_to_the_bundled_model() -> None:
@@ -401,3 +417,31 @@ def test_optimize_folds_and_forgets_episodes_past_their_retention(run, tmp_path:
     # the episode gone, its session's memory in its place; the facts stay
     assert json.loads(run("stats", "--json").stdout)["total"] == kept
     assert "episodes expired: 0" in run("optimize").stdout
+
+
+def test_a_damaged_store_is_one_line_and_exit_1_and_tool_still_prints_json(  # type: ignore[no-untyped-def]
+    run, settings: Settings
+) -> None:
+    assert run("store", "The API gateway is Kong", "--category", "entities").exit_code == 0
+    shutil.rmtree(Path(settings.db_path) / "memories.lance" / "_versions")
+    listed = run("list")
+    assert listed.exit_code == 1
+    assert "error:" in listed.stderr and "Traceback" not in listed.stderr + listed.stdout
+    assert "Table 'memories' was not found" in listed.stderr
+    assert "tinmem doctor" in " ".join(listed.stderr.split())  # one line, wrapped to the terminal
+    doctor = run("doctor", "--json")
+    checks = {check["name"]: check for check in json.loads(doctor.stdout)["checks"]}
+    assert doctor.exit_code == 1 and not all(check["ok"] for check in checks.values())
+    tool = run("tool", "memory_recall", '{"query": "gateway"}')
+    assert tool.exit_code == 1
+    assert json.loads(tool.stdout)["error"]["type"] == "internal_error"
+
+
+def test_a_failure_reads_without_the_rust_source_location() -> None:
+    failure = OSError(
+        "LanceError(IO): No space left on device (os error 28), "
+        "/root/.cargo/registry/src/index.crates.io-6f17d22bba15001f/lance-io/src/structural.rs:258:9"
+    )
+    assert describe_failure(failure) == (
+        "OSError: LanceError(IO): No space left on device (os error 28)"
+    )

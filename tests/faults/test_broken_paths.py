@@ -128,3 +128,26 @@ def test_the_cli_says_what_is_wrong_in_one_line_and_fails(
     needs_journal = command[0] in ("doctor", "workspace")
     if setting == "db_path" or needs_journal:
         assert completed.returncode != 0 and setting in said, said
+
+
+def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """As on a full disk that holds both: the turn is kept in memory and retried, not lost."""
+    plugin = TinmemPlugin(settings.model_copy(update={"flush_timeout_seconds": 10.0}))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="main")
+    host.turn(session, "Please remember that I prefer window seats on long flights.")
+    assert plugin.flush()  # the journal and the store work: captured as usual
+    journal, database = Path(plugin.settings.journal_path), Path(settings.db_path)
+    journal.rename(tmp_path / "journal-away")
+    journal.write_text("in the way")  # the journal cannot take the next turn
+    database.rename(tmp_path / "db-away")
+    database.write_text("in the way")  # nor can the store
+    host.turn(session, "Please remember that my favourite colour is teal.")
+    assert not plugin.flush()  # held: nothing could take it
+    database.unlink()
+    (tmp_path / "db-away").rename(database)
+    assert plugin.flush()
+    found = plugin.service.recall("What is my favourite colour?", limit=5)
+    assert any("teal" in hit.memory.content for hit in found)

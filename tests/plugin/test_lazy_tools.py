@@ -43,3 +43,17 @@ def test_a_service_that_cannot_be_built_answers_every_call_with_an_error() -> No
     assert result.is_error and result.data["error"]["field"] == "db_path"
     result = asyncio.run(LazyToolbox(crashing).async_handler("memory_recall")({"query": "x"}))
     assert result.is_error and "model file truncated" in result.text
+
+
+def test_a_context_given_as_plain_data_is_read_and_anything_else_is_an_error(
+    service: MemoryService,
+) -> None:
+    toolbox = LazyToolbox(lambda: service)
+    store = toolbox.handler("memory_store")
+    arguments = {"content": "Alpha's deploys go out on Tuesdays", "category": "patterns"}
+    stored = store({**arguments, "scope": "agent:alpha"}, {"agent_id": "alpha"})  # type: ignore[arg-type]
+    assert not stored.is_error and stored.data["scope"] == "agent:alpha"
+    denied = store({**arguments, "scope": "agent:alpha"}, {"agent_id": "beta"})  # type: ignore[arg-type]
+    assert denied.is_error and denied.data["error"]["type"] == "access_denied"
+    wrong = store(arguments, "alpha")  # type: ignore[arg-type]
+    assert wrong.is_error and wrong.data["error"]["type"] == "invalid_argument"

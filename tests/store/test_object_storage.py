@@ -236,10 +236,12 @@ from openclaw_tinmem.workspace.store import WorkspaceStore
 
 settings = Settings.model_validate_json(sys.argv[1])
 service = MemoryService.from_settings(settings)
-workspace = WorkspaceStore(service.store, service.embedder)
+workspace = WorkspaceStore(service.store, service.embedder, "agent:main")
 for number in range(int(sys.argv[3])):
-    workspace.write("daily/log.md", f"host {sys.argv[2]} line {number}", append=True)
-    workspace.write(f"notes/shared-{number}.md", f"host {sys.argv[2]} was here", append=True)
+    workspace.write("daily/log.md", f"host {sys.argv[2]} line {number}", "agent:main", append=True)
+    workspace.write(
+        f"notes/shared-{number}.md", f"host {sys.argv[2]} was here", "agent:main", append=True
+    )
 service.close()
 """
 
@@ -250,15 +252,15 @@ def test_two_hosts_appending_to_and_creating_the_same_files_lose_no_line(
     from openclaw_tinmem.workspace.store import WorkspaceStore
 
     service = make_service(s3_settings)
-    WorkspaceStore(service.store, service.embedder)  # the tables exist before the hosts start
+    WorkspaceStore(service.store, service.embedder, "agent:main")  # the tables exist first
     _run_hosts(WORKSPACE_WRITER, s3_settings, tmp_path, 5)
-    workspace = WorkspaceStore(service.store, service.embedder)
-    paths = workspace.paths()
+    workspace = WorkspaceStore(service.store, service.embedder, "agent:main")
+    paths = workspace.paths("agent:main")
     assert sorted(paths) == sorted(["daily/log.md", *(f"notes/shared-{n}.md" for n in range(5))])
-    log = workspace.read("daily/log.md").content.splitlines()
+    log = workspace.read("daily/log.md", "agent:main").content.splitlines()
     assert sorted(log) == sorted(f"host {h} line {n}" for h in "ab" for n in range(5))
     for number in range(5):  # both hosts' lines: the second creator appended to the first's
-        shared = workspace.read(f"notes/shared-{number}.md").content.splitlines()
+        shared = workspace.read(f"notes/shared-{number}.md", "agent:main").content.splitlines()
         assert sorted(shared) == ["host a was here", "host b was here"]
     chunks = workspace.chunks.search().select(["path", "text"]).limit(None).to_list()
     assert len(chunks) == len(paths)  # one chunk per (short) file: no other revision left

@@ -79,3 +79,37 @@ def test_another_process_holding_it_times_out_with_the_lock_file_named(tmp_path:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_an_up_to_date_store_opens_and_reads_while_another_process_writes(  # type: ignore[no-untyped-def]
+    settings, make_service
+) -> None:
+    from openclaw_tinmem.models import Category
+
+    first = make_service(settings)
+    first.remember("The staging database is called Nimbus.", Category.ENTITIES)
+    first.close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+            import time
+            from filelock import FileLock
+            with FileLock({str(Path(settings.db_path) / LOCK_FILE_NAME)!r}):
+                print("held", flush=True)
+                time.sleep(30)
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        reader = make_service(settings.model_copy(update={"lock_timeout_seconds": 0.5}))
+        (hit,) = reader.recall("What is the staging database called?", limit=1)
+        assert "Nimbus" in hit.memory.content
+        with pytest.raises(StoreError, match=LOCK_FILE_NAME):  # a write still waits its turn
+            reader.remember("The build server is Atlas.", Category.ENTITIES)
+    finally:
+        holder.kill()

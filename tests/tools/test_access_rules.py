@@ -140,3 +140,11 @@ def test_workspace_search_reads_only_the_caller_s_memories(
     results = call(tools, ALPHA, "memory_search", query="launch code for the rocket demo")
     ids = {result["document_id"] for result in results["results"]}
     assert memories["agent:beta"] not in ids and memories["user:ana"] in ids
+
+
+def test_an_agent_that_may_write_nothing_is_told_so_when_it_forgets(
+    tools: Toolbox, memories: dict[str, str]
+) -> None:
+    error = call(tools, AUDITOR, "memory_forget", query="office closes on Fridays")["error"]
+    assert error["type"] == "access_denied" and "may write no scope" in error["message"]
+    assert call(tools, AUDITOR, "memory_recall", query="office closes")["results"]

@@ -76,6 +76,8 @@ def test_store_recall_update_forget_round_trip(toolbox: Toolbox) -> None:
     [
         ("memory_store", {"content": "x", "category": "hobbies"}, "category"),
         ("memory_store", {"content": "x", "category": "events", "importance": 1.5}, "importance"),
+        ("memory_store", {"content": "x", "category": "events", "importance": True}, "importance"),
+        ("memory_recall", {"query": "x", "limit": True}, "limit"),
         ("memory_store", {"content": "   ", "category": "events"}, "content"),
         ("memory_store", {"category": "events"}, "content"),
         ("memory_store", {"content": "x", "category": "events", "scope": "team:x"}, "scope"),

@@ -150,8 +150,10 @@ def test_errors_for_empty_content_missing_files_and_limits(tools: Toolbox) -> No
         ({"query": "x", "limit": 21}, "limit"),
     ]:
         assert tools.call("memory_search", arguments).data["error"]["field"] == field
-    for depth in (0, 11):
+    for depth in (0, 11, True):
         assert tools.call("memory_tree", {"depth": depth}).data["error"]["field"] == "depth"
+    not_a_flag = {"content": "x", "target": "memory", "append": "no"}
+    assert tools.call("memory_write", not_a_flag).data["error"]["field"] == "append"
     assert tools.call("memory_write", {"content": "x", "target": "SOUL.md"}).is_error
     assert (
         tools.call("memory_write", {"content": "x", "target": "../x"}).data["error"]["field"]
@@ -280,7 +282,7 @@ def test_failed_workspace_upkeep_keeps_the_document(  # type: ignore[no-untyped-
         )
     service.store.wait_for_upkeep()
     assert "workspace upkeep failed" in caplog.text
-    assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md").content
+    assert "Note 1 about the roadmap" in tools.workspace.read("notes/1.md", "agent:main").content
 
 
 def tools_arguments(content: str, target: str):  # type: ignore[no-untyped-def]
@@ -340,3 +342,77 @@ def test_the_rate_limit_holds_across_processes_per_agent(tmp_path: Path) -> None
     assert run("agent:alpha", 12) == 12
     assert run("agent:alpha", 12) == 8  # the same agent in another process: 20 in a minute
     assert run("agent:beta", 12) == 12  # another agent has its own quota
+
+
+def test_each_agent_works_in_its_own_workspace(service: MemoryService, clock: Clock) -> None:
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW, rate_clock=clock).handlers())
+    alpha, beta = Identity(agent_id="alpha", user_id="ana"), Identity(agent_id="beta")
+    note = {"content": "alpha secret 9981", "target": "projects/alpha/notes.md"}
+    assert toolbox.call("memory_write", note, alpha).data["status"] == "written"
+    read = {"path": "projects/alpha/notes.md"}
+    assert "9981" in toolbox.call("memory_read", read, alpha).data["content"]
+    assert toolbox.call("memory_read", read, beta).data["error"]["type"] == "not_found"
+    assert toolbox.call("memory_tree", {}, beta).data == []
+    found = toolbox.call("memory_search", {"query": "alpha secret"}, beta).data
+    assert all("9981" not in result["content"] for result in found["results"])
+    replaced = {"content": "beta's own", "target": "projects/alpha/notes.md", "append": False}
+    toolbox.call("memory_write", replaced, beta)
+    assert "9981" in toolbox.call("memory_read", read, alpha).data["content"]
+    assert toolbox.call("memory_read", read, beta).data["content"] == "beta's own"
+    # the administrator (the CLI without --agent-id) works in the default agent's workspace
+    toolbox.call("memory_write", {"content": "main's notes", "target": "memory"}, Identity())
+    admin = Identity.administrator()
+    assert toolbox.call("memory_read", {"path": "MEMORY.md"}, admin).data["content"] == (
+        "main's notes"
+    )
+
+
+def test_a_workspace_needs_the_rights_to_its_scope(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    rules = {"agent_access": {"auditor": {"read": ["*"], "write": []}}}
+    service = make_service(Settings.model_validate({**settings.model_dump(), **rules}))
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+    auditor = Identity(agent_id="auditor")
+    denied = toolbox.call("memory_write", {"content": "x", "target": "memory"}, auditor).data
+    assert denied["error"]["type"] == "access_denied" and "no scope" in denied["error"]["message"]
+
+
+def test_a_workspace_shared_on_purpose(settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    service = make_service(settings.model_copy(update={"workspace_scope": "global"}))
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+    note = {"content": "Team runbook", "target": "runbook.md"}
+    toolbox.call("memory_write", note, Identity(agent_id="alpha"))
+    read = toolbox.call("memory_read", {"path": "runbook.md"}, Identity(agent_id="beta")).data
+    assert read["content"] == "Team runbook"
+
+
+def test_files_from_before_workspaces_had_owners_are_the_default_agents(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service
+) -> None:
+    import pyarrow as pa
+
+    service = make_service(settings)
+    timestamp = pa.timestamp("us", tz="UTC")
+    old_documents = pa.schema(
+        [
+            pa.field("id", pa.string()),
+            pa.field("path", pa.string()),
+            pa.field("content", pa.string()),
+            pa.field("created_at", timestamp),
+            pa.field("updated_at", timestamp),
+        ]
+    )
+    row = {"id": "d1", "path": "MEMORY.md", "content": "old notes", "created_at": NOW}
+    service.store.database.create_table(
+        "workspace_documents",
+        pa.Table.from_pylist([{**row, "updated_at": NOW}], schema=old_documents),
+    )
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+    read = {"path": "MEMORY.md"}
+    assert toolbox.call("memory_read", read, Identity()).data["content"] == "old notes"
+    assert toolbox.call("memory_read", read, Identity(agent_id="beta")).data["error"]["type"] == (
+        "not_found"
+    )
