@@ -19,7 +19,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import AccessDeniedError
@@ -165,10 +165,12 @@ class Access:
         """Whose workspace files this identity's workspace tools use (``workspace_scope``;
         an administrator's are the default agent's), once checked that it may read them, and
         write them when ``writing``."""
-        owner = self.identity
-        if owner.admin:
-            owner = replace(owner, agent_id=DEFAULT_AGENT_ID, admin=False)
-        scope = resolve_scope_setting(setting, owner)
+        identity = self.identity
+        scope = (
+            default_workspace_scope(setting)
+            if identity.admin
+            else resolve_scope_setting(setting, identity)
+        )
         if writing:
             return self.check_write(scope, field=field)
         if not self.can_read(scope):
@@ -181,6 +183,12 @@ class Access:
     def capture_scope(self, setting: str) -> str:
         """Where automatic capture writes this identity's turns (``capture_scope``)."""
         return resolve_scope_setting(setting, self.identity)
+
+
+def default_workspace_scope(setting: str) -> str:
+    """The default agent's workspace: the administrator's, and where the files written
+    before workspaces had owners belong (``workspace_scope``)."""
+    return resolve_scope_setting(setting, Identity(agent_id=DEFAULT_AGENT_ID))
 
 
 def resolve_scope_setting(setting: str, identity: Identity) -> str:

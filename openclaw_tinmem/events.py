@@ -101,6 +101,21 @@ class Message:
         return replace(self, content=content)
 
 
+# OpenClaw's names for what a hook or tool context carries
+HOST_CONTEXT_NAMES = {
+    "agentId": "agent_id",
+    "sessionId": "session_id",
+    "sessionKey": "session_key",
+    "runId": "run_id",
+    "userId": "user_id",
+    "requesterSenderId": "user_id",
+    "messageChannel": "channel",
+    "channelId": "channel",
+    "messageProvider": "channel",
+    "senderId": "user_id",
+}
+
+
 @dataclass(frozen=True)
 class HookContext:
     """Who and where: the ids a host knows about the running agent."""
@@ -129,6 +144,17 @@ class HookContext:
     def from_dict(cls, data: dict[str, Any]) -> HookContext:
         known = {key: data[key] for key in cls.__dataclass_fields__ if data.get(key) is not None}
         return cls(**known)
+
+    @classmethod
+    def from_host(cls, raw: Any) -> HookContext:
+        """A host's context given as plain data: OpenClaw's camelCase names or ours, values
+        read as text (anything but an object: no context)."""
+        values: dict[str, str] = {}
+        for key, value in (raw if isinstance(raw, dict) else {}).items():
+            name = HOST_CONTEXT_NAMES.get(key, key)
+            if name in cls.__dataclass_fields__ and value and name not in values:
+                values[name] = str(value)
+        return cls.from_dict(values)
 
 
 @dataclass(frozen=True)

@@ -85,15 +85,21 @@ def read_record(path: Path) -> TurnRecord:
         if "kind" not in data:
             data["kind"] = "session" if context.get("kind") == "session_summary" else "turn"
         record = TurnRecord(**{key: value for key, value in data.items() if key in RECORD_FIELDS})
-        # what the worker reads of it, checked now rather than failing it later
-        record.created  # noqa: B018
+        # what the worker reads of it, checked now rather than failing it later; a time
+        # without an offset (a host's naive clock) is UTC
+        record.created_at = _aware(record.created_at)
         if record.next_attempt_at is not None:
-            datetime.fromisoformat(record.next_attempt_at)
+            record.next_attempt_at = _aware(record.next_attempt_at)
         if not isinstance(record.attempts, int) or not isinstance(record.scope, str):
             raise TypeError("attempts must be a number and scope a string")
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise UnreadableRecord(f"{path.name}: {type(error).__name__}: {error}") from None
     return record
+
+
+def _aware(moment: str) -> str:
+    parsed = datetime.fromisoformat(moment)
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).isoformat()
 
 
 # The write itself synchronises the data where the platform can: one system call fewer. Each

@@ -14,6 +14,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
@@ -206,6 +207,10 @@ def _linked(fact: Draft, episode: Draft, ctx: HookContext, index: int) -> Draft:
     )
 
 
+class RetryByRules(Exception):
+    """A held turn tried again: the rules capture it, without another LLM call."""
+
+
 class CaptureWorker:
     """Drains the journal in a background thread; one worker per journal across processes."""
 
@@ -322,30 +327,43 @@ class CaptureWorker:
                 self._process_lock.release()
 
     def flush(self, timeout: float) -> bool:
-        """Process what is due now, waiting at most ``timeout`` seconds; True if none is left."""
+        """Process what is due now, waiting at most ``timeout`` seconds; True if none is left
+        (looked at between two passes, so a turn another pass has in hand is not missed)."""
         done = threading.Event()
+        left: list[bool] = []
 
         def drain() -> None:
             try:
                 self.run_once()
+                with self._busy:
+                    left.append(bool(self._held) or bool(self.journal.pending()))
             finally:
                 done.set()
 
         threading.Thread(target=drain, name="tinmem-flush", daemon=True).start()
-        return done.wait(timeout) and not self._held and not self.journal.pending()
+        return done.wait(timeout) and left == [False]
 
     def _capture_held(self) -> int:
         """Capture the turns held in memory: the LLM pipeline, else at once the rules (a
         held turn cannot wait in the journal for a retry). A turn that nothing could write
         (the store's disk full too) goes to the journal if it takes it now, else stays held
-        for the next pass."""
+        and is tried again, by the rules, after ``capture_retry_seconds``, doubling."""
         finished = 0
         while self._held and not self._stop.is_set():
-            record = self._held.popleft()
+            record = self._held[0]
+            if record.next_attempt_at and datetime.fromisoformat(record.next_attempt_at) > (
+                datetime.now(UTC)
+            ):
+                break  # not due: it and those behind it wait
+            self._held.popleft()
             try:
                 try:
+                    if record.attempts:  # the LLM had its turn: the rules alone now
+                        raise RetryByRules
                     outcomes = self.primary.process(record)
                     used_fallback = False
+                except RetryByRules:
+                    outcomes, used_fallback = self.fallback.process(record), True
                 except Exception as error:
                     logger.warning(
                         "capture of held turn %s failed (%s: %s); using the no-LLM rules",
@@ -361,7 +379,9 @@ class CaptureWorker:
                         record.id,
                         describe_failure(error),
                     )
+                delay = self.settings.capture_retry_seconds * 2 ** min(record.attempts, 6)
                 record.attempts += 1
+                record.next_attempt_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat()
                 try:
                     self.journal.write(record)
                 except OSError:

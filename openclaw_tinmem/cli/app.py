@@ -201,14 +201,11 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
         try:
             result = state.toolbox.call(name, arguments)
         except Exception as error:  # no toolbox: the store or a model could not be opened
-            ours = isinstance(error, TinmemError)
-            details = (
-                error.to_dict()
-                if isinstance(error, TinmemError)
-                else {"type": "internal_error", "message": describe_failure(error)}
-            )
-            emit_json({"error": details})
-            sys.exit(EXIT_INVALID if ours else EXIT_FAILED)
+            if isinstance(error, TinmemError):
+                emit_json({"error": error.to_dict()})
+                sys.exit(EXIT_INVALID)
+            emit_json({"error": {"type": "internal_error", "message": describe_failure(error)}})
+            sys.exit(EXIT_FAILED)
     if as_json:
         emit_json(result.data)
     else:

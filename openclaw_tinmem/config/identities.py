@@ -3,9 +3,28 @@ bearer tokens. Part of the one settings model (``config.settings``)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr
+
+from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.models import validate_scope
 
 OWN_SCOPES = ["global", "{agent}", "{user}"]
+SCOPE_KEYWORDS = ("agent", "user", "global")
+
+
+def _scope_setting(value: str) -> str:
+    if value in SCOPE_KEYWORDS:
+        return value
+    try:
+        return validate_scope(value)
+    except InvalidArgumentError as error:
+        raise ValueError(f"use 'agent', 'user', 'global' or one scope: {error.message}") from None
+
+
+# 'agent' (each agent's own scope), 'user', 'global', or one scope: never a pattern
+ScopeSetting = Annotated[str, AfterValidator(_scope_setting)]
 
 
 class ScopeRule(BaseModel):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, SecretStr
 
-from openclaw_tinmem.config.identities import OWN_SCOPES, AccessToken, ScopeRule
+from openclaw_tinmem.config.identities import OWN_SCOPES, AccessToken, ScopeRule, ScopeSetting
 from openclaw_tinmem.config.model_settings import (
     ModelSettings,
 )
@@ -302,10 +302,11 @@ class Settings(ModelSettings, StorageSettings):
         description="Where memory_store writes when no scope is given: 'global' (the skill's "
         "default), 'agent', 'user', or a scope",
     )
-    workspace_scope: str = Field(
+    workspace_scope: ScopeSetting = Field(
         "agent",
-        description="Whose workspace files (memory_write, memory_read, memory_tree) an agent "
-        "uses: 'agent' (its own), 'user', 'global' (one for all), or a scope",
+        description="Whose workspace files (memory_write, memory_read, memory_tree, "
+        "memory_search) an agent uses: 'agent' (its own), 'user', 'global' (one for all), or "
+        "a scope",
     )
     access_tokens: dict[str, AccessToken] = Field(
         default_factory=dict,

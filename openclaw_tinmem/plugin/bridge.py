@@ -106,25 +106,7 @@ def to_messages(raw: Any) -> tuple[Message, ...]:
 
 def to_context(raw: Any) -> HookContext:
     """OpenClaw's hook or tool context (camelCase) as a ``HookContext``."""
-    raw = raw if isinstance(raw, dict) else {}
-    names = {
-        "agentId": "agent_id",
-        "sessionId": "session_id",
-        "sessionKey": "session_key",
-        "runId": "run_id",
-        "userId": "user_id",
-        "requesterSenderId": "user_id",
-        "messageChannel": "channel",
-        "channelId": "channel",
-        "messageProvider": "channel",
-        "senderId": "user_id",
-    }
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        name = names.get(key, key)
-        if name in HookContext.__dataclass_fields__ and value and name not in values:
-            values[name] = str(value)
-    return HookContext.from_dict(values)
+    return HookContext.from_host(raw)
 
 
 class Bridge:

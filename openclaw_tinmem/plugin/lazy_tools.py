@@ -50,11 +50,7 @@ class LazyToolbox:
                 details = {"type": "unavailable", "message": message}
                 return ToolResult({"error": details}, f"Error: {details['message']}")
             if isinstance(ctx, dict):  # a host that passes its context as plain data
-                try:
-                    ctx = HookContext.from_dict(ctx)
-                except TypeError as error:
-                    details = {"type": "invalid_argument", "message": f"context: {error}"}
-                    return ToolResult({"error": details}, f"Error: {details['message']}")
+                ctx = HookContext.from_host(ctx)
             elif ctx is not None and not isinstance(ctx, HookContext):
                 message = f"context must be a hook context or an object, not {type(ctx).__name__}"
                 details = {"type": "invalid_argument", "message": message}

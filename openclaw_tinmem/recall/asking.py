@@ -29,18 +29,21 @@ import re
 
 MINIMUM_WORDS_LEFT = 2
 
-# "hey", "ok so", "quick question:" — words before the question that say nothing of it
+_APOSTROPHE = "['\u2019]"
+_OPENER = r"(?:hey|hi|hello|ok(?:ay)?|so|um+|oh|btw|by the way|one more thing|quick question)"
+# "hey,", "ok so,", "hi there,", "quick question:" — words before the question that say
+# nothing of it, each closed by punctuation or followed by another ("Hello world program?"
+# and "So-called …" keep theirs)
 _OPENING = re.compile(
-    r"^(?:(?:hey|hi|hello|ok(?:ay)?|so|um+|oh|btw|by the way|one more thing|quick question)"
-    r"\b[\s,:;.!-]*)+",
-    re.IGNORECASE,
+    rf"^(?:{_OPENER}(?:\s+there)?(?:\s*[,:;.!]+\s*|\s+(?={_OPENER}\b)))+", re.IGNORECASE
 )
 # "remind me", "can you remind me of", "do you (still) remember", "I forgot"
 _ASKING = re.compile(
     r"^(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:remind me|tell me|recall)"
     r"|(?:please\s+)?remind me"
     r"|do you (?:still\s+)?(?:remember|recall|know)"
-    r"|(?:I\s+)?(?:forgot|forget|can't remember|cannot remember|don't remember)"
+    rf"|(?:I\s+)?(?:forgot|forget|can{_APOSTROPHE}?t remember|cannot remember"
+    rf"|don{_APOSTROPHE}?t remember)"
     r")\b(?:\s+(?:again|of|about))?[\s,:;-]*",
     re.IGNORECASE,
 )
@@ -59,31 +62,39 @@ def plain_question(query: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-_APOSTROPHE = "['\u2019]"
+# the pronoun: "I" (not "World War I", "type I", "I/O") or a chat's lowercase "i" before a word
+_I = (
+    r"(?<![\w/.-])(?<!War )(?<!war )(?<!type )(?<!Type )(?<!Phase )(?<!phase )(?<!Class )"
+    rf"(?:I|i(?=\s+[a-z]|{_APOSTROPHE}))(?![\w/.-])"
+)
 # the first person singular in a question, as the third: inverted auxiliaries first
 _THIRD_PERSON = [
-    (re.compile(pattern, re.IGNORECASE), replacement)
+    (re.compile(pattern), replacement)
     for pattern, replacement in [
-        (r"\b(?:do|does)\s+I\b", "does the user"),
-        (r"\bam\s+I\b", "is the user"),
-        (r"\bhave\s+I\b", "has the user"),
-        (r"\b(did|was|can|could|should|would|will|shall|must|may|might)\s+I\b", r"\1 the user"),
-        (rf"\bI{_APOSTROPHE}m\b|\bI\s+am\b", "the user is"),
-        (rf"\bI{_APOSTROPHE}ve\b|\bI\s+have\b", "the user has"),
-        (rf"\bI{_APOSTROPHE}ll\b", "the user will"),
-        (rf"\bI{_APOSTROPHE}d\b", "the user would"),
-        (r"\bmy\b|\bmine\b", "the user's"),
-        (r"\bme\b|\bmyself\b", "the user"),
-        (r"\bI\b", "the user"),
+        (rf"\b(?:[Dd]o|[Dd]oes)\s+{_I}", "does the user"),
+        (rf"\b[Aa]m\s+{_I}", "is the user"),
+        (rf"\b[Hh]ave\s+{_I}", "has the user"),
+        (
+            rf"\b([Dd]id|[Ww]as|[Cc]an|[Cc]ould|[Ss]hould|[Ww]ould|[Ww]ill|[Ss]hall|[Mm]ust"
+            rf"|[Mm]ay|[Mm]ight)\s+{_I}",
+            r"\1 the user",
+        ),
+        (rf"{_I}{_APOSTROPHE}m\b|{_I}\s+am\b", "the user is"),
+        (rf"{_I}{_APOSTROPHE}ve\b|{_I}\s+have\b", "the user has"),
+        (rf"{_I}{_APOSTROPHE}ll\b", "the user will"),
+        (rf"{_I}{_APOSTROPHE}d\b", "the user would"),
+        (r"\b[Mm](?:y|ine)\b", "the user's"),
+        (r"\b[Mm](?:e|yself)\b", "the user"),
+        (_I, "the user"),
     ]
 ]
-_FIRST_PERSON = re.compile(rf"\b(?:I|me|my|mine|myself|I{_APOSTROPHE}[mvld]\w*)\b", re.IGNORECASE)
-# "User …" or "the user …" as a subject; a line's speaker label ("User:", "User (8 May
-# 2023):") says who spoke, in the first person
+_FIRST_PERSON = re.compile(rf"{_I}|\b[Mm](?:e|y|ine|yself)\b")
+# "User …" or "The user …" as a subject (not "user-agent", "end user"); a line's speaker label
+# ("User:", "User (8 May 2023):") says who spoke, in the first person
 _SPEAKER_LABEL = re.compile(
     r"^[ \t]*User(?:[ \t]*\([^)\n]{0,60}\))?[ \t]*:", re.IGNORECASE | re.MULTILINE
 )
-_SPEAKS_OF_THE_USER = re.compile(r"\bUser\b|\bthe user\b", re.IGNORECASE)
+_SPEAKS_OF_THE_USER = re.compile(r"\bUser\b(?!-)|\b[Tt]he user\b(?!-)")
 
 
 def about_the_user(question: str) -> str | None:

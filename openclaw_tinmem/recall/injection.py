@@ -42,11 +42,14 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARACTERS_PER_TOKEN)
 
 
-# ＜ ﹤ ‹ 〈 ⟨ 〈 ˂ and their closing twins, read by a model as < and >
+# ＜ ﹤ ‹ 〈 ⟨ 〈 ˂ 《 ❮ ❬ ❰ ᐸ and their closing twins, read by a model as < and >
 _LOOK_ALIKES = str.maketrans(
-    "\uff1c\ufe64\u2039\u3008\u27e8\u2329\u02c2\uff1e\ufe65\u203a\u3009\u27e9\u232a\u02c3",
-    "<<<<<<<>>>>>>>",
+    "\uff1c\ufe64\u2039\u3008\u27e8\u2329\u02c2\u300a\u276e\u276c\u2770\u1438"
+    "\uff1e\ufe65\u203a\u3009\u27e9\u232a\u02c3\u300b\u276f\u276d\u2771\u1433",
+    "<<<<<<<<<<<<>>>>>>>>>>>>",
 )
+# joiners that scripts and emoji need (ZWNJ, ZWJ) are the format characters kept
+_KEPT_FORMAT = frozenset("\u200c\u200d")
 
 
 def neutralise(text: str) -> str:
@@ -55,7 +58,9 @@ def neutralise(text: str) -> str:
     shown = "".join(
         character
         for character in text.translate(_LOOK_ALIKES)
-        if character.isspace() or unicodedata.category(character) not in ("Cc", "Cf")
+        if character.isspace()
+        or character in _KEPT_FORMAT
+        or unicodedata.category(character) not in ("Cc", "Cf")
     )
     escaped = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return " ".join(escaped.split())

@@ -228,23 +228,19 @@ class RecallPipeline:
         candidates: list[Candidate],
         memories: dict[str, Memory],
     ) -> list[Candidate]:
-        head = candidates[: settings.rerank_candidates]
+        head = [memories[candidate.id] for candidate in candidates[: settings.rerank_candidates]]
         characters = settings.rerank_context_characters
-        texts = [
-            rerank_text(
-                memories[candidate.id],
-                characters,
-                best_passage(query, memories[candidate.id].content),
-            )
-            for candidate in head
-        ]
-        # a fact about "User" is read against the question about the user (``asking.py``)
+        passages = [best_passage(query, memory.content) for memory in head]
+        # what speaks of "User" is read against the question about the user (``asking.py``)
         about_user = about_the_user(query)
-        queries = [
-            about_user
-            if about_user and speaks_of_the_user(memories[candidate.id].content)
-            else query
-            for candidate in head
+        pairs = [
+            (
+                about_user
+                if about_user and speaks_of_the_user(passage or memory.content)
+                else query,
+                rerank_text(memory, characters, passage),
+            )
+            for memory, passage in zip(head, passages, strict=True)
         ]
-        logits = self.reranker().score_pairs(list(zip(queries, texts, strict=True)))
+        logits = self.reranker().score_pairs(pairs)
         return apply_rerank(candidates, [sigmoid(logit) for logit in logits])

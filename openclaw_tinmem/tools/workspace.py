@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from openclaw_tinmem.access import DEFAULT_AGENT_ID, Identity, resolve_scope_setting
+from openclaw_tinmem.access import Identity, default_workspace_scope
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
 from openclaw_tinmem.redaction import redact_secrets
@@ -49,10 +49,7 @@ class WorkspaceTools:
         rate_clock: Callable[[], float] | None = None,
     ) -> None:
         self.service = service
-        # files written before workspaces had owners are the default agent's
-        legacy = resolve_scope_setting(
-            service.settings.workspace_scope, Identity(agent_id=DEFAULT_AGENT_ID)
-        )
+        legacy = default_workspace_scope(service.settings.workspace_scope)
         self.workspace = WorkspaceStore(service.store, service.embedder, legacy)
         self.clock = clock
         self._rate_clock = rate_clock

@@ -27,12 +27,14 @@ from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.conditional import (
+    back_off,
     commit_until_it_lands,
+    lost_a_race,
     merge_on_id,
     timestamp_literal,
 )
 from openclaw_tinmem.store.filters import quote
-from openclaw_tinmem.store.opening import ensure_indexes
+from openclaw_tinmem.store.opening import INDEX_ATTEMPTS, ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
 
 DOCUMENTS_TABLE = "workspace_documents"
@@ -123,11 +125,11 @@ class WorkspaceStore:
         if store.read_only:  # read as they are; a store without them has no documents
             present = set(database.list_tables().tables)
             empty = lancedb.connect("memory://")
-            self.documents = (database if DOCUMENTS_TABLE in present else empty).create_table(
-                DOCUMENTS_TABLE, schema=documents, exist_ok=True
+            self.documents = _open_or_create(
+                database if DOCUMENTS_TABLE in present else empty, DOCUMENTS_TABLE, documents
             )
-            self.chunks = (database if CHUNKS_TABLE in present else empty).create_table(
-                CHUNKS_TABLE, schema=chunks, exist_ok=True
+            self.chunks = _open_or_create(
+                database if CHUNKS_TABLE in present else empty, CHUNKS_TABLE, chunks
             )
             return
         self.documents = _open_or_create(database, DOCUMENTS_TABLE, documents)
@@ -135,19 +137,18 @@ class WorkspaceStore:
         if CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
             self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))
         for table in (self.documents, self.chunks):
-            if SCOPE_FIELD.name not in table.schema.names:  # files from before owners
-                with store.write_lock():
-                    if SCOPE_FIELD.name not in table.schema.names:
-                        table.add_columns({SCOPE_FIELD.name: quote(legacy_scope)})
+            _add_scope(table, legacy_scope)
         ensure_indexes(self.documents, {"path": BTree()})
         ensure_indexes(self.chunks, {"text": FTS(with_position=False), "path": BTree()})
 
     def _owned_by(self, table: Any, scope: str) -> str:
         """The filter of the files (or chunks) of workspace ``scope``; a read-only table from
         before owners holds the default agent's."""
-        if SCOPE_FIELD.name in table.schema.names:
-            return f"scope = {quote(scope)}"
-        return "true" if scope == self.legacy_scope else "false"
+        if SCOPE_FIELD.name not in table.schema.names:
+            return "true" if scope == self.legacy_scope else "false"
+        if scope == self.legacy_scope:  # also what a host of an older version wrote since
+            return f"(scope = {quote(scope)} OR scope IS NULL)"
+        return f"scope = {quote(scope)}"
 
     def get(self, path: str, scope: str) -> Document | None:
         where = f"path = {quote(path)} AND {self._owned_by(self.documents, scope)}"
@@ -339,6 +340,22 @@ class WorkspaceStore:
 
     def count(self) -> int:
         return int(self.documents.count_rows())
+
+
+def _add_scope(table: Any, legacy_scope: str) -> None:
+    """Give a table from before workspaces had owners its scope column, the files in it the
+    default agent's. Another host adding it at the same moment is not an error."""
+    for attempt in range(INDEX_ATTEMPTS):
+        if SCOPE_FIELD.name in table.schema.names:
+            return
+        try:
+            table.add_columns({SCOPE_FIELD.name: quote(legacy_scope)})
+            return
+        except (RuntimeError, ValueError, OSError) as error:
+            if not lost_a_race(error) or attempt == INDEX_ATTEMPTS - 1:
+                raise
+            back_off(attempt)
+            table.checkout_latest()
 
 
 def _open_or_create(database: Any, name: str, schema: pa.Schema) -> Any:

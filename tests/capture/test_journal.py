@@ -120,3 +120,17 @@ def test_lines_of_the_failure_log_that_are_not_entries_are_passed_over(tmp_path:
         "LLMError: down",
         "LLMError: still down",
     ]
+
+
+def test_a_turn_dated_without_an_offset_is_read_as_utc(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    record = TurnRecord(
+        messages=[Message("user", "I prefer tea.")],
+        scope="global",
+        created_at="2026-01-01T09:00:00",
+        next_attempt_at="2026-01-01T10:00:00",
+    )
+    journal.write(record)
+    (read,) = journal.pending()
+    assert read.created_at == "2026-01-01T09:00:00+00:00"
+    assert read.next_attempt_at == "2026-01-01T10:00:00+00:00"

@@ -134,7 +134,8 @@ def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
     settings: Settings, tmp_path: Path
 ) -> None:
     """As on a full disk that holds both: the turn is kept in memory and retried, not lost."""
-    plugin = TinmemPlugin(settings.model_copy(update={"flush_timeout_seconds": 10.0}))
+    options = {"flush_timeout_seconds": 10.0, "capture_retry_seconds": 0.0}
+    plugin = TinmemPlugin(settings.model_copy(update=options))
     host = Host(load_plugins([plugin], entry_points=False), quiet_model)
     session = host.start_session(agent_id="main")
     host.turn(session, "Please remember that I prefer window seats on long flights.")

@@ -178,3 +178,43 @@ def test_an_agent_on_a_read_only_store_recalls_and_its_turns_wait_in_the_journal
     assert completed.stderr.count("the store is read-only for this user") == 1
     assert "Traceback" not in completed.stderr
     assert sorted(p.name for p in Path(settings.db_path).rglob("*")) == before
+
+
+def test_a_read_only_store_with_workspace_files_from_before_owners_is_read(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service
+) -> None:
+    import pyarrow as pa
+
+    service: MemoryService = make_service(settings)
+    service.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES)
+    timestamp = pa.timestamp("us", tz="UTC")
+    old = pa.schema(
+        [
+            pa.field("id", pa.string()),
+            pa.field("path", pa.string()),
+            pa.field("content", pa.string()),
+            pa.field("created_at", timestamp),
+            pa.field("updated_at", timestamp),
+        ]
+    )
+    now = service.clock()
+    row = {"id": "d1", "path": "MEMORY.md", "content": "old notes", "created_at": now}
+    service.store.database.create_table(
+        "workspace_documents", pa.Table.from_pylist([{**row, "updated_at": now}], schema=old)
+    )
+    service.close()
+    as_another_user(Path(settings.db_path), readable=True)
+    try:
+        for command, shows in (
+            (["workspace", "read", "MEMORY.md"], "old notes"),
+            (["search", "staging cluster"], "Kubernetes 1.30"),
+            (["tool", "memory_recall", '{"query": "staging cluster"}'], "Kubernetes 1.30"),
+        ):
+            completed = run(settings, *command)
+            assert completed.returncode == 0, completed.stderr
+            assert shows in completed.stdout
+    finally:
+        if os.geteuid() != 0:
+            Path(settings.db_path).chmod(0o755)
+            for path in Path(settings.db_path).rglob("*"):
+                path.chmod(0o755 if path.is_dir() else 0o644)

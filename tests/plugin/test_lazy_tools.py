@@ -57,3 +57,14 @@ def test_a_context_given_as_plain_data_is_read_and_anything_else_is_an_error(
     assert denied.is_error and denied.data["error"]["type"] == "access_denied"
     wrong = store(arguments, "alpha")  # type: ignore[arg-type]
     assert wrong.is_error and wrong.data["error"]["type"] == "invalid_argument"
+
+
+def test_a_context_in_openclaw_s_names_is_read(service: MemoryService) -> None:
+    toolbox = LazyToolbox(lambda: service)
+    arguments = {
+        "content": "Ops rotates keys monthly",
+        "category": "patterns",
+        "scope": "agent:ops",
+    }
+    stored = toolbox.handler("memory_store")(arguments, {"agentId": "ops", "sessionKey": "k"})  # type: ignore[arg-type]
+    assert not stored.is_error and stored.data["scope"] == "agent:ops"

@@ -14,6 +14,8 @@ from openclaw_tinmem.recall.asking import about_the_user, plain_question, speaks
         ("so, remind me: where is the meeting again?", "Where is the meeting?"),
         ("Remind me again what my wifi password is, please?", "What my wifi password is?"),
         ("I forgot my sister's birthday, when is it?", "My sister's birthday, when is it?"),
+        ("I can\u2019t remember, where did I park?", "Where did I park?"),
+        ("Hi there, what is my name?", "What is my name?"),
     ],
 )
 def test_the_words_that_only_ask_to_be_reminded_are_dropped(query: str, question: str) -> None:
@@ -30,6 +32,8 @@ def test_the_words_that_only_ask_to_be_reminded_are_dropped(query: str, question
         "remind me",
         "hey",
         "Which database did we pick for billing?",
+        "Hello world program in Rust?",  # an opener needs its punctuation
+        "So-called microservices, are they worth it?",
     ],
 )
 def test_a_query_with_nothing_to_drop_or_too_little_left_is_read_whole(query: str) -> None:
@@ -59,7 +63,14 @@ def test_a_question_in_the_first_person_asked_about_the_user(
 
 @pytest.mark.parametrize(
     "question",
-    ["What did Caroline research?", "Which database did we pick?", "What is the iPhone IP?"],
+    [
+        "What did Caroline research?",
+        "Which database did we pick?",
+        "What is the iPhone IP?",
+        "What caused World War I?",
+        "How does I/O scheduling work?",
+        "Is ME bigger than TX?",
+    ],
 )
 def test_a_question_not_in_the_first_person_singular_is_not_rewritten(question: str) -> None:
     assert about_the_user(question) is None
@@ -75,6 +86,8 @@ def test_a_question_not_in_the_first_person_singular_is_not_rewritten(question: 
         ("User (1:56 pm on 8 May, 2023): I moved to Berlin", False),
         ("I live in Berlin.", False),
         ("Users of the app log in with SSO", False),
+        ("Add a user-agent header to every request", False),
+        ("The project's end user is a doctor", False),
     ],
 )
 def test_what_tells_of_the_user_in_the_third_person(text: str, speaks: bool) -> None:

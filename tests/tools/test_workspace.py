@@ -416,3 +416,11 @@ def test_files_from_before_workspaces_had_owners_are_the_default_agents(  # type
     assert toolbox.call("memory_read", read, Identity(agent_id="beta")).data["error"]["type"] == (
         "not_found"
     )
+
+
+@pytest.mark.parametrize("value", ["agents", "agent:*", "{agent}"])
+def test_a_workspace_scope_that_is_no_keyword_nor_scope_is_refused(value: str) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="use 'agent', 'user', 'global' or one scope"):
+        Settings(workspace_scope=value)
