@@ -41,7 +41,7 @@ from openclaw_tinmem.write.dedup import (
     SimilarityJudge,
     Summarizer,
 )
-from openclaw_tinmem.write.forgetting import ForgetOutcome, chosen, delete
+from openclaw_tinmem.write.forgetting import ForgetOutcome, chosen, delete, forget_one
 from openclaw_tinmem.write.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.write.writer import MemoryWriter
 
@@ -374,15 +374,8 @@ class MemoryService:
         targets = access.scopes_to_read(scopes)
         if memory_id is not None:
             memory = self.get(memory_id, identity=identity)
-            if (targets is not None and memory.scope not in targets) or (
-                categories and memory.category not in categories
-            ):
-                raise NotFoundError(
-                    f"no memory with id {memory.id} in the given scope/categories", field="id"
-                )
-            access.check_write(memory.scope, field="id")
-            return delete(
-                self.store, [memory], [], dry_run=dry_run, purge=purge, actor=access.identity
+            return forget_one(
+                self.store, access, memory, targets, categories, dry_run=dry_run, purge=purge
             )
         if not query or not query.strip():
             raise InvalidArgumentError("give either id or query", field="id")

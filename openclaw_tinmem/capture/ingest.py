@@ -25,8 +25,8 @@ from openclaw_tinmem.capture.episodes import message_identity
 from openclaw_tinmem.capture.extraction import RuleExtractor, default_extractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import TurnRecord
+from openclaw_tinmem.capture.pipeline import CapturePipeline
 from openclaw_tinmem.capture.transcripts import Transcript
-from openclaw_tinmem.capture.worker import CapturePipeline
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import LLMError
 from openclaw_tinmem.events import Message

@@ -22,11 +22,8 @@ from openclaw_tinmem.access import Identity, resolve_scope_setting
 from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.worker import (
-    CapturePipeline,
-    CaptureWorker,
-    capture_window,
-)
+from openclaw_tinmem.capture.pipeline import CapturePipeline, capture_window
+from openclaw_tinmem.capture.worker import CaptureWorker
 from openclaw_tinmem.config import Settings, load_settings
 from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.events import (

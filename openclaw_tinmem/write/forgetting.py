@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from openclaw_tinmem.access import Access, Identity
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.errors import AccessDeniedError
-from openclaw_tinmem.models import Hit, Memory
+from openclaw_tinmem.errors import AccessDeniedError, NotFoundError
+from openclaw_tinmem.models import Category, Hit, Memory
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import details_agree
@@ -48,6 +49,28 @@ def chosen(
     confident = confident[: settings.forget_max_deletions]
     ids = {hit.memory.id for hit in confident}
     return [hit.memory for hit in confident], [hit for hit in writable if hit.memory.id not in ids]
+
+
+def forget_one(
+    store: MemoryStore,
+    access: Access,
+    memory: Memory,
+    targets: Sequence[str] | None,
+    categories: Sequence[Category] | None,
+    *,
+    dry_run: bool,
+    purge: bool,
+) -> ForgetOutcome:
+    """Delete a memory named by id, if it is in ``targets`` (None: anywhere) and
+    ``categories`` and the caller may write its scope."""
+    if (targets is not None and memory.scope not in targets) or (
+        categories and memory.category not in categories
+    ):
+        raise NotFoundError(
+            f"no memory with id {memory.id} in the given scope/categories", field="id"
+        )
+    access.check_write(memory.scope, field="id")
+    return delete(store, [memory], [], dry_run=dry_run, purge=purge, actor=access.identity)
 
 
 def delete(

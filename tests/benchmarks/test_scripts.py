@@ -277,7 +277,7 @@ def test_shared_store_benchmark_times_recalls_after_another_writers_commits(
 
 def test_plugin_overhead_turns_with_long_replies_fill_the_capture_window() -> None:
     from benchmarks.plugin_overhead import turn_messages
-    from openclaw_tinmem.capture.worker import capture_window
+    from openclaw_tinmem.capture.pipeline import capture_window
 
     messages = turn_messages(random.Random(0), 1, "I prefer tea.", 1500)
     assert [m.role for m in messages] == ["user", "assistant"] * 3

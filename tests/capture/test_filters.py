@@ -5,7 +5,7 @@ import pytest
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter, looks_like_injection
 from openclaw_tinmem.capture.journal import TurnRecord
-from openclaw_tinmem.capture.worker import CapturePipeline
+from openclaw_tinmem.capture.pipeline import CapturePipeline
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Category, Draft

@@ -13,12 +13,8 @@ from hypothesis import strategies as st
 from openclaw_tinmem.capture.episodes import EPISODE_TAG
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.worker import (
-    CapturePipeline,
-    CaptureWorker,
-    capture_window,
-    split_turn,
-)
+from openclaw_tinmem.capture.pipeline import CapturePipeline, capture_window, split_turn
+from openclaw_tinmem.capture.worker import CaptureWorker
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import Action, Category, WriteOutcome

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.faults
 
 
 def test_an_unclosed_block_tag_keeps_the_message(service: MemoryService) -> None:
-    from openclaw_tinmem.capture.worker import split_turn
+    from openclaw_tinmem.capture.pipeline import split_turn
 
     turn, _ = split_turn([Message("user", "<agent-experience> I live in Oslo, remember that.")], 0)
     assert "I live in Oslo" in turn[0].content

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from openclaw_tinmem.capture.episodes import EPISODE_TAG
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.journal import TurnRecord
-from openclaw_tinmem.capture.worker import CapturePipeline
+from openclaw_tinmem.capture.pipeline import CapturePipeline
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import FOLDED_TAG, Category, Memory, Provenance
