@@ -57,6 +57,12 @@ class TurnRecord:
     def created(self) -> datetime:
         return datetime.fromisoformat(self.created_at)
 
+    def is_due(self, moment: datetime) -> bool:
+        """Whether its retry time (if it has one) has come by ``moment``."""
+        return (
+            self.next_attempt_at is None or datetime.fromisoformat(self.next_attempt_at) <= moment
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (``read_record`` reads it back)."""
         data = asdict(self)
@@ -165,11 +171,7 @@ class Journal:
                 continue
             except OSError:
                 continue  # removed meanwhile
-            due = (
-                record.next_attempt_at is None
-                or datetime.fromisoformat(record.next_attempt_at) <= moment
-            )
-            if due or not due_only:
+            if record.is_due(moment) or not due_only:
                 records.append(record)
         return sorted(records, key=lambda record: record.created_at)
 

@@ -10,7 +10,7 @@ import atexit
 import logging
 import threading
 from collections import deque
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from filelock import FileLock, Timeout
 
@@ -18,6 +18,7 @@ from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline, CaptureReport
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import describe_failure
+from openclaw_tinmem.models import WriteOutcome
 from openclaw_tinmem.process.priority import yield_to_the_host
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -25,10 +26,6 @@ logger = logging.getLogger("openclaw_tinmem")
 WORKER_LOCK_NAME = ".worker.lock"
 REPORTS_KEPT = 100
 HELD_TURNS_KEPT = 1000  # turns kept in memory while the journal cannot be written
-
-
-class RetryByRules(Exception):
-    """A held turn tried again: the rules capture it, without another LLM call."""
 
 
 class CaptureWorker:
@@ -171,27 +168,11 @@ class CaptureWorker:
         finished = 0
         while self._held and not self._stop.is_set():
             record = self._held[0]
-            if record.next_attempt_at and datetime.fromisoformat(record.next_attempt_at) > (
-                datetime.now(UTC)
-            ):
+            if not record.is_due(datetime.now(UTC)):
                 break  # not due: it and those behind it wait
             self._held.popleft()
             try:
-                try:
-                    if record.attempts:  # the LLM had its turn: the rules alone now
-                        raise RetryByRules
-                    outcomes = self.primary.process(record)
-                    used_fallback = False
-                except RetryByRules:
-                    outcomes, used_fallback = self.fallback.process(record), True
-                except Exception as error:
-                    logger.warning(
-                        "capture of held turn %s failed (%s: %s); using the no-LLM rules",
-                        record.id,
-                        type(error).__name__,
-                        error,
-                    )
-                    outcomes, used_fallback = self.fallback.process(record), True
+                outcomes, used_fallback = self._capture_from_memory(record)
             except Exception as error:
                 if record.attempts == 0:
                     logger.error(
@@ -200,16 +181,29 @@ class CaptureWorker:
                         describe_failure(error),
                     )
                 delay = self.settings.capture_retry_seconds * 2 ** min(record.attempts, 6)
-                record.attempts += 1
-                record.next_attempt_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat()
-                try:
-                    self.journal.write(record)
+                try:  # defer counts the attempt and dates the next one before it writes
+                    self.journal.defer(record, describe_failure(error), delay)
                 except OSError:
                     self._held.appendleft(record)
                 break  # the rest wait for the next pass, as this one does
             self.reports.append(CaptureReport(record.id, outcomes, used_fallback=used_fallback))
             finished += 1
         return finished
+
+    def _capture_from_memory(self, record: TurnRecord) -> tuple[list[WriteOutcome], bool]:
+        """A held turn's outcomes and whether the rules made them: the LLM pipeline on the
+        first attempt, else (and on every later one) the rules."""
+        if not record.attempts:
+            try:
+                return self.primary.process(record), False
+            except Exception as error:
+                logger.warning(
+                    "capture of held turn %s failed (%s: %s); using the no-LLM rules",
+                    record.id,
+                    type(error).__name__,
+                    error,
+                )
+        return self.fallback.process(record), True
 
     def _process(self, record: TurnRecord) -> int:
         try:

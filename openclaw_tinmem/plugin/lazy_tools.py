@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.errors import TinmemError
+from openclaw_tinmem.errors import TinmemError, describe_failure
 from openclaw_tinmem.events import HookContext, ToolResult
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
@@ -46,7 +46,7 @@ class LazyToolbox:
                 return ToolResult({"error": error.to_dict()}, f"Error: {error.message}")
             except Exception as error:  # the host must never see an exception from a tool
                 logger.exception("memory tools unavailable")
-                message = f"memory is unavailable: {type(error).__name__}: {error}"
+                message = f"memory is unavailable: {describe_failure(error)}"
                 details = {"type": "unavailable", "message": message}
                 return ToolResult({"error": details}, f"Error: {details['message']}")
             if isinstance(ctx, dict):  # a host that passes its context as plain data

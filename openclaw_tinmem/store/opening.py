@@ -4,6 +4,7 @@ or open it and check its model."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -69,23 +70,31 @@ MEMORY_INDEXES: dict[str, Any] = {
 INDEX_ATTEMPTS = 5  # hosts creating one table at once meet on its indexes: retried
 
 
-def ensure_indexes(table: Any, indexes: dict[str, Any]) -> None:
-    """Create whichever of ``indexes`` (column -> index config) ``table`` lacks. Another host
-    creating the same index at the same moment is not an error: it is checked again."""
+def retried_on_a_race(table: Any, complete: Callable[[], None]) -> None:
+    """Run ``complete`` (which adds to ``table`` what it lacks) and, when another host adding
+    the same at that moment came first, look again after a back-off: not an error."""
     for attempt in range(INDEX_ATTEMPTS):
-        present = {column for index in table.list_indices() for column in index.columns}
-        missing = [column for column in indexes if column not in present]
-        if not missing:
-            return
         try:
-            for column in missing:
-                table.create_index(column, config=indexes[column])
+            complete()
             return
         except (RuntimeError, ValueError, OSError) as error:
             if not lost_a_race(error) or attempt == INDEX_ATTEMPTS - 1:
                 raise
             back_off(attempt)
             table.checkout_latest()
+
+
+def ensure_indexes(table: Any, indexes: dict[str, Any]) -> None:
+    """Create whichever of ``indexes`` (column -> index config) ``table`` lacks. Another host
+    creating the same index at the same moment is not an error: it is checked again."""
+
+    def create_missing() -> None:
+        present = {column for index in table.list_indices() for column in index.columns}
+        for column in indexes:
+            if column not in present:
+                table.create_index(column, config=indexes[column])
+
+    retried_on_a_race(table, create_missing)
 
 
 def create_table(database: Any, name: str, data: pa.Table, schema: pa.Schema, mode: str) -> Any:

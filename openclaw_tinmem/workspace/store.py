@@ -27,14 +27,12 @@ from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.conditional import (
-    back_off,
     commit_until_it_lands,
-    lost_a_race,
     merge_on_id,
     timestamp_literal,
 )
 from openclaw_tinmem.store.filters import quote
-from openclaw_tinmem.store.opening import INDEX_ATTEMPTS, ensure_indexes
+from openclaw_tinmem.store.opening import ensure_indexes, retried_on_a_race
 from openclaw_tinmem.store.table import MemoryStore
 
 DOCUMENTS_TABLE = "workspace_documents"
@@ -345,17 +343,12 @@ class WorkspaceStore:
 def _add_scope(table: Any, legacy_scope: str) -> None:
     """Give a table from before workspaces had owners its scope column, the files in it the
     default agent's. Another host adding it at the same moment is not an error."""
-    for attempt in range(INDEX_ATTEMPTS):
-        if SCOPE_FIELD.name in table.schema.names:
-            return
-        try:
+
+    def add_missing() -> None:
+        if SCOPE_FIELD.name not in table.schema.names:
             table.add_columns({SCOPE_FIELD.name: quote(legacy_scope)})
-            return
-        except (RuntimeError, ValueError, OSError) as error:
-            if not lost_a_race(error) or attempt == INDEX_ATTEMPTS - 1:
-                raise
-            back_off(attempt)
-            table.checkout_latest()
+
+    retried_on_a_race(table, add_missing)
 
 
 def _open_or_create(database: Any, name: str, schema: pa.Schema) -> Any:

@@ -17,6 +17,7 @@ import pytest
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
+from tests.tools.test_workspace import write_memory_md_from_before_owners
 
 pytestmark = pytest.mark.faults
 TINMEM = Path(sys.executable).with_name("tinmem")
@@ -183,25 +184,9 @@ def test_an_agent_on_a_read_only_store_recalls_and_its_turns_wait_in_the_journal
 def test_a_read_only_store_with_workspace_files_from_before_owners_is_read(  # type: ignore[no-untyped-def]
     settings: Settings, make_service
 ) -> None:
-    import pyarrow as pa
-
     service: MemoryService = make_service(settings)
     service.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES)
-    timestamp = pa.timestamp("us", tz="UTC")
-    old = pa.schema(
-        [
-            pa.field("id", pa.string()),
-            pa.field("path", pa.string()),
-            pa.field("content", pa.string()),
-            pa.field("created_at", timestamp),
-            pa.field("updated_at", timestamp),
-        ]
-    )
-    now = service.clock()
-    row = {"id": "d1", "path": "MEMORY.md", "content": "old notes", "created_at": now}
-    service.store.database.create_table(
-        "workspace_documents", pa.Table.from_pylist([{**row, "updated_at": now}], schema=old)
-    )
+    write_memory_md_from_before_owners(service.store.database, "old notes")
     service.close()
     as_another_user(Path(settings.db_path), readable=True)
     try:

@@ -2,6 +2,8 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,15 +54,17 @@ def test_another_thread_holding_it_is_visible_to_readers(tmp_path: Path) -> None
     assert not lock.held_by_another_thread()
 
 
-def test_another_process_holding_it_times_out_with_the_lock_file_named(tmp_path: Path) -> None:
+@contextmanager
+def held_by_another_process(directory: Path) -> Iterator[None]:
+    """The store's lock file in ``directory`` held by another process while inside."""
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             textwrap.dedent(f"""
-            import sys, time
+            import time
             from filelock import FileLock
-            with FileLock({str(tmp_path / LOCK_FILE_NAME)!r}):
+            with FileLock({str(directory / LOCK_FILE_NAME)!r}):
                 print("held", flush=True)
                 time.sleep(30)
         """),
@@ -70,15 +74,20 @@ def test_another_process_holding_it_times_out_with_the_lock_file_named(tmp_path:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_another_process_holding_it_times_out_with_the_lock_file_named(tmp_path: Path) -> None:
+    with held_by_another_process(tmp_path):
         lock = WriteLock(tmp_path, 0.2, on_acquire=lambda: None)
         with pytest.raises(StoreError, match=LOCK_FILE_NAME), lock.hold():
             pass
         remote = WriteLock(None, 0.2, on_acquire=lambda: None)  # a remote store: no lock file
         with remote.hold():  # so the file held by the other process does not stop it
             assert not remote.held_by_another_thread()
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_an_up_to_date_store_opens_and_reads_while_another_process_writes(  # type: ignore[no-untyped-def]
@@ -89,27 +98,9 @@ def test_an_up_to_date_store_opens_and_reads_while_another_process_writes(  # ty
     first = make_service(settings)
     first.remember("The staging database is called Nimbus.", Category.ENTITIES)
     first.close()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(f"""
-            import time
-            from filelock import FileLock
-            with FileLock({str(Path(settings.db_path) / LOCK_FILE_NAME)!r}):
-                print("held", flush=True)
-                time.sleep(30)
-        """),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_by_another_process(Path(settings.db_path)):
         reader = make_service(settings.model_copy(update={"lock_timeout_seconds": 0.5}))
         (hit,) = reader.recall("What is the staging database called?", limit=1)
         assert "Nimbus" in hit.memory.content
         with pytest.raises(StoreError, match=LOCK_FILE_NAME):  # a write still waits its turn
             reader.remember("The build server is Atlas.", Category.ENTITIES)
-    finally:
-        holder.kill()

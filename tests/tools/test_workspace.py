@@ -388,12 +388,11 @@ def test_a_workspace_shared_on_purpose(settings: Settings, make_service) -> None
     assert read["content"] == "Team runbook"
 
 
-def test_files_from_before_workspaces_had_owners_are_the_default_agents(  # type: ignore[no-untyped-def]
-    settings: Settings, make_service
-) -> None:
+def write_memory_md_from_before_owners(database: Any, content: str) -> None:
+    """A ``workspace_documents`` table as versions before workspaces had owners wrote it
+    (no scope column), holding ``MEMORY.md``."""
     import pyarrow as pa
 
-    service = make_service(settings)
     timestamp = pa.timestamp("us", tz="UTC")
     old_documents = pa.schema(
         [
@@ -404,11 +403,18 @@ def test_files_from_before_workspaces_had_owners_are_the_default_agents(  # type
             pa.field("updated_at", timestamp),
         ]
     )
-    row = {"id": "d1", "path": "MEMORY.md", "content": "old notes", "created_at": NOW}
-    service.store.database.create_table(
+    row = {"id": "d1", "path": "MEMORY.md", "content": content, "created_at": NOW}
+    database.create_table(
         "workspace_documents",
         pa.Table.from_pylist([{**row, "updated_at": NOW}], schema=old_documents),
     )
+
+
+def test_files_from_before_workspaces_had_owners_are_the_default_agents(  # type: ignore[no-untyped-def]
+    settings: Settings, make_service
+) -> None:
+    service = make_service(settings)
+    write_memory_md_from_before_owners(service.store.database, "old notes")
     toolbox = Toolbox()
     toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
     read = {"path": "MEMORY.md"}
