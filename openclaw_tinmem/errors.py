@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from openclaw_tinmem.text import quoted
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -124,12 +126,12 @@ def invalid_argument(
     kind = detail["type"]
     if kind == "extra_forbidden":
         names = ", ".join(allowed)
-        message = f"unknown {noun} {field!r}" + (f"; allowed: {names}" if names else "")
+        message = f"unknown {noun} {quoted(field)}" + (f"; allowed: {names}" if names else "")
     elif kind == "missing":
         message = f"{path} is required"
     elif kind == "enum":
         expected = (detail.get("ctx") or {}).get("expected", "")
-        message = f"{path}: {detail['input']!r} is not allowed; use one of {expected}"
+        message = f"{path}: {quoted(detail['input'])} is not allowed; use one of {expected}"
     else:
         message = f"{path}: " + str(detail["msg"]).removeprefix("Value error, ")
     return InvalidArgumentError(prefix + message, field=field)

@@ -23,6 +23,7 @@ from openclaw_tinmem.categories import CategoryPolicy as CategoryPolicy
 from openclaw_tinmem.categories import Level as Level
 from openclaw_tinmem.categories import MergePolicy as MergePolicy
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.text import quoted
 
 
 class Source(StrEnum):
@@ -69,7 +70,7 @@ def validate_scope(scope: str, *, field: str = "scope") -> str:
     """Return ``scope`` if it follows the scope grammar, else raise InvalidArgumentError."""
     if not isinstance(scope, str) or not _SCOPE_PATTERN.fullmatch(scope):
         raise InvalidArgumentError(
-            f"invalid scope {scope!r}: expected {SCOPE_GRAMMAR}", field=field
+            f"invalid scope {quoted(scope)}: expected {SCOPE_GRAMMAR}", field=field
         )
     return scope
 
@@ -82,7 +83,7 @@ def validate_memory_id(memory_id: str, *, field: str = "id") -> str:
     candidate = memory_id.strip().lower() if isinstance(memory_id, str) else ""
     if not _UUID_PATTERN.fullmatch(candidate):
         raise InvalidArgumentError(
-            f"invalid memory id {memory_id!r}: expected a UUID such as "
+            f"invalid memory id {quoted(memory_id)}: expected a UUID such as "
             "'123e4567-e89b-12d3-a456-426614174000'",
             field=field,
         )
@@ -98,7 +99,7 @@ def validate_memory_reference(memory_id: str, *, field: str = "id") -> str:
     if _UUID_PATTERN.fullmatch(candidate) or _ID_PREFIX_PATTERN.fullmatch(candidate):
         return candidate
     raise InvalidArgumentError(
-        f"invalid memory id {memory_id!r}: expected a UUID such as "
+        f"invalid memory id {quoted(memory_id)}: expected a UUID such as "
         "'123e4567-e89b-12d3-a456-426614174000', or its first 8 or more characters",
         field=field,
     )

@@ -24,6 +24,17 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+QUOTED_CHARACTERS = 80
+
+
+def quoted(value: object, limit: int = QUOTED_CHARACTERS) -> str:
+    """``value`` as an error message echoes it: its repr, and of a long string only the head
+    and the length, so that a 100,000-character argument does not become the message."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    return repr(value)
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``, split on terminal punctuation and line breaks."""
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]

@@ -1,6 +1,6 @@
 import pytest
 
-from openclaw_tinmem.text import clip_words, is_small_talk, split_sentences
+from openclaw_tinmem.text import clip_words, is_small_talk, quoted, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,9 @@ def test_clip_words_folds_whitespace_and_cuts_after_the_limit_without_dangling_p
     assert clip_words("one two, three four", 2) == "one two…"
     assert clip_words("a b c d", 3) == "a b c…"
     assert clip_words("", 3) == ""
+
+
+def test_an_echoed_value_is_cut_to_its_head_and_length() -> None:
+    assert quoted("short") == "'short'"
+    assert quoted(3) == "3"
+    assert quoted("x" * 81) == "'" + "x" * 80 + "'… (81 characters)"

@@ -304,12 +304,15 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
     share one; move the memories an older version captured for such an id with this command
     (tinmem stats lists the scopes).
     """
+    from openclaw_tinmem.errors import InvalidArgumentError
     from openclaw_tinmem.models import validate_scope
 
     state.require_administrator("scopes rename")
     with friendly_errors():
         for name in (old, new):  # a bad name is refused before any question is asked
             validate_scope(name)
+        if old == new:
+            raise InvalidArgumentError(f"{old} is both the old and the new scope", field="new")
         if not yes:
             click.confirm(f"Move every memory of {old} into {new}?", abort=True)
         moved = state.service.writer.rename_scope(old, new)

@@ -214,6 +214,15 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
         sys.exit(EXIT_INVALID)
 
 
+def _not_blank(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    """An id option given as an empty or blank string is a mistake, not the default."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "must not be empty; leave the option out to act as the administrator"
+        )
+    return value
+
+
 @click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
@@ -224,9 +233,14 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
 @click.option("--db-path", help="Override the store location (TINMEM_DB_PATH).")
 @click.option(
     "--agent-id",
+    callback=_not_blank,
     help="Act as this agent: see and change only the scopes it may (default: administrator).",
 )
-@click.option("--user-id", help="The user the agent acts for (with --agent-id; default none).")
+@click.option(
+    "--user-id",
+    callback=_not_blank,
+    help="The user the agent acts for (with --agent-id; default none).",
+)
 @click.version_option(package_name="openclaw-tinmem")
 @click.pass_context
 def main(

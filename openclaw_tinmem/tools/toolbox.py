@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.errors import TinmemError, describe_failure
 from openclaw_tinmem.events import ToolResult
+from openclaw_tinmem.text import quoted
 from openclaw_tinmem.tools.arguments import parse_arguments
 from openclaw_tinmem.tools.definitions import (
     Handler,
@@ -65,7 +66,7 @@ class Toolbox:
         entry = self.tools.get(name)
         if entry is None:
             allowed = ", ".join(self.tools)
-            error = {"type": "unknown_tool", "message": f"no tool {name!r}; tools: {allowed}"}
+            error = {"type": "unknown_tool", "message": f"no tool {quoted(name)}; tools: {allowed}"}
             return ToolResult({"error": error}, error["message"])
         try:
             definition, handler = entry

@@ -149,7 +149,8 @@ class WorkspaceTools:
     def tree(self, arguments: TreeArguments, identity: Identity) -> ToolResult:
         root = normalise_path(arguments.path, allow_root=True)
         tree = build_tree(self.workspace.paths(self._scope(identity)), root, arguments.depth)
-        return ToolResult(tree, _tree_text(tree) or "(empty)")
+        empty = f"(no files under {root}/)" if root else "(the workspace is empty)"
+        return ToolResult(tree, _tree_text(tree) or empty)
 
 
 def _tree_text(tree: list[Any], indent: str = "") -> str:

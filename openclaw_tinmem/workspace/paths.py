@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.text import quoted
 
 MAX_PATH_LENGTH = 512
 MAX_PATH_DEPTH = 10
@@ -65,7 +66,7 @@ def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) 
             )
         else:
             return "/".join(segments)
-    raise InvalidArgumentError(f"invalid path {path!r}: {problem}", field=field)
+    raise InvalidArgumentError(f"invalid path {quoted(path)}: {problem}", field=field)
 
 
 def resolve_target(target: str, today: datetime) -> str:

@@ -25,6 +25,13 @@ BAD_INPUT = [
     (["mcp", "--http", "70000"], "70000 is not in the range 0<=x<=65535"),
     (["restore", "not-an-id"], "invalid memory id 'not-an-id'"),
     (["scopes", "rename", "bad scope!", "global"], "invalid scope 'bad scope!'"),
+    (["scopes", "rename", "agent:a", "agent:a", "--yes"], "agent:a is both the old and the new"),
+    (["--agent-id", "", "list"], "--agent-id': must not be empty"),
+    (["--agent-id", "a", "--user-id", " ", "list"], "--user-id': must not be empty"),
+    (
+        ["workspace", "read", "/" + "x" * 5000],
+        "invalid path '/" + "x" * 79 + "'… (5,001 characters)",
+    ),
     (["search", ""], "QUERY must not be empty"),
     (["search", "x", "--limit", "0"], "0 is not in the range 1<=x<=100"),
     (["show", "short"], "invalid memory id 'short'"),

@@ -134,6 +134,15 @@ def test_write_append_replace_and_read(tools: Toolbox) -> None:
     )
 
 
+def test_an_empty_tree_says_where_it_looked(tools: Toolbox) -> None:
+    empty = tools.call("memory_tree", {})
+    assert empty.data == [] and empty.text == "(the workspace is empty)"
+    call(tools, "memory_write", content="Notes.", target="projects/alpha.md")
+    missing = tools.call("memory_tree", {"path": "project"})
+    assert missing.data == [] and missing.text == "(no files under project/)"
+    assert tools.call("memory_tree", {"path": "projects"}).text == "alpha.md"
+
+
 def test_daily_log_entries_are_timestamped_in_todays_file(tools: Toolbox) -> None:
     written = call(tools, "memory_write", content="Fixed bug in authentication flow.")
     assert written["path"] == "daily/2024-01-15.md"
