@@ -50,6 +50,18 @@ class InvalidArgumentError(TinmemError):
     kind = "invalid_argument"
 
 
+class UnknownToolError(InvalidArgumentError):
+    """A call of a tool that is not offered (its name is the offending argument)."""
+
+    kind = "unknown_tool"
+
+
+class InvalidRequestError(InvalidArgumentError):
+    """A request to the bridge that is not one: not an object, an unknown method or hook."""
+
+    kind = "invalid_request"
+
+
 class NotFoundError(TinmemError):
     """The memory id or workspace path does not exist."""
 

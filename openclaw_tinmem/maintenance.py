@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -28,7 +31,7 @@ from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.store.schema import row_to_memory
 from openclaw_tinmem.store.table import MemoryStore
-from openclaw_tinmem.text import is_well_formed
+from openclaw_tinmem.text import is_well_formed, quoted
 from openclaw_tinmem.write import reembedding
 from openclaw_tinmem.write.trust import with_trust
 
@@ -54,6 +57,33 @@ def write_jsonl(records: Iterable[dict[str, Any]], stream: TextIO) -> int:
     return count
 
 
+def write_jsonl_file(records: Iterable[dict[str, Any]], path: Path) -> int:
+    """``write_jsonl`` to ``path``. A regular file (or what a link points at) is written
+    under a temporary name beside it, synchronised and renamed once whole, keeping the
+    permissions the old file had: an export that fails halfway leaves an earlier backup as it
+    was. Anything else (``/dev/stdout``, a pipe) is written directly."""
+    target = path.resolve()
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8") as stream:
+            return write_jsonl(records, stream)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        stream = open(partial, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as error:  # named as the user gave it
+        raise OSError(error.errno, error.strerror, str(path)) from None
+    try:
+        with stream:
+            count = write_jsonl(records, stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if target.exists():
+            shutil.copymode(target, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return count
+
+
 def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     """One JSONL record as a Memory (secrets redacted, a missing id derived from scope and
     content), whether its levels are still to be written (no headline or summary), and how
@@ -66,6 +96,17 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
         ) from None
     if not isinstance(record, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object", field="line")
+    if unknown := [key for key in record if key not in Memory.model_fields]:
+        raise InvalidArgumentError(  # a misspelt "scope" would put the memory in global
+            f"line {number}: unknown field {quoted(unknown[0])}; allowed: "
+            + ", ".join(Memory.model_fields),
+            field=str(unknown[0]),
+        )
+    tags = record.get("tags")
+    if tags is not None and not (
+        isinstance(tags, list) and all(isinstance(tag, str) for tag in tags)
+    ):
+        raise InvalidArgumentError(f"line {number}: tags must be a list of strings", field="tags")
     for key, value in record.items():
         if not is_well_formed(json.dumps(value, ensure_ascii=False)):
             raise InvalidArgumentError(

@@ -7,15 +7,16 @@ so the CLI can name them without loading it) and are re-exported here.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from openclaw_tinmem.categories import CATEGORY_POLICIES as CATEGORY_POLICIES
 from openclaw_tinmem.categories import Category as Category
@@ -59,6 +60,17 @@ MAX_CONTENT_CHARACTERS = 20_000  # the longest content a memory holds, on every 
 _SCOPE_PATTERN = re.compile(
     r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-~]{0,127})$"
 )
+DEFAULT_IMPORTANCE = 0.5
+
+
+def readable_importance(value: Any) -> float:
+    """An importance as stored by any version: brought into 0–1 (an older version wrote some
+    unchecked), the default when it is no number at all."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return DEFAULT_IMPORTANCE
+    return min(max(float(value), 0.0), 1.0)
+
+
 SCOPE_GRAMMAR = (
     "'global', or one of agent:<id>, user:<id>, project:<id>, custom:<name> where the id is "
     "1-128 characters of letters, digits, '.', '_', '-', '@', '+', '~' starting with a letter "
@@ -205,12 +217,12 @@ class Memory(BaseModel):
     headline: str
     summary: str
     content: str
-    importance: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False)
+    importance: float = Field(DEFAULT_IMPORTANCE, ge=0.0, le=1.0, allow_inf_nan=False)
     tags: list[str] = Field(default_factory=list)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     last_accessed_at: datetime | None = None
-    access_count: int = 0
+    access_count: int = Field(0, ge=0)
     source: Source = Source.TOOL
     source_ref: str = ""
     content_hash: str = ""
@@ -241,6 +253,24 @@ class Memory(BaseModel):
         return self.model_dump(mode="json")
 
 
+MAX_SUMMARY_CHARACTERS = 4_000
+MAX_HEADLINE_CHARACTERS = 400
+_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class MemoryChanges(BaseModel):
+    """What an explicit update may change, checked as the tools check it: one bad value from
+    any front end (a tool, the browser, Python) is refused before anything is written."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    content: _Text | None = Field(None, max_length=MAX_CONTENT_CHARACTERS)
+    summary: _Text | None = Field(None, max_length=MAX_SUMMARY_CHARACTERS)
+    headline: _Text | None = Field(None, max_length=MAX_HEADLINE_CHARACTERS)
+    importance: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
+    tags: list[str] | None = Field(None, max_length=MAX_TAGS)
+
+
 @dataclass(frozen=True)
 class Draft:
     """One candidate memory, from whoever proposes it (a tool call, capture's extractor, an
@@ -249,7 +279,7 @@ class Draft:
     content: str
     category: Category
     scope: str = GLOBAL_SCOPE
-    importance: float = 0.5
+    importance: float = DEFAULT_IMPORTANCE
     tags: Sequence[str] = ()
     headline: str | None = None
     summary: str | None = None

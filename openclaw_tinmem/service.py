@@ -336,7 +336,8 @@ class MemoryService:
         tags: Sequence[str] | None = None,
         identity: Identity | None = None,
     ) -> Memory:
-        """Change only the given fields of a memory (``write.updating.update``)."""
+        """Change only the given fields of a memory (``write.updating.update``); a value a
+        memory cannot hold (importance outside 0–1, empty text) is refused."""
         memory_id = self.resolve_id(memory_id, identity=identity)
         self.get(memory_id, identity=identity)  # exists and readable, before any LLM call
         return updating.update(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 
@@ -33,6 +34,24 @@ def quoted(value: object, limit: int = QUOTED_CHARACTERS) -> str:
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}… ({len(value):,} characters)"
     return repr(value)
+
+
+# the marks that make a terminal show text in another order than it is stored
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a terminal may print it: control characters (an escape sequence, a bell,
+    a lone carriage return) and the bidi embeddings, overrides and isolates written out as
+    escapes (``\\x1b``, ``\\u202e``); line ends (``\\r\\n`` as ``\\n``) and tabs kept."""
+    return "".join(
+        f"\\x{ord(character):02x}"
+        if unicodedata.category(character) == "Cc" and character not in "\n\t"
+        else f"\\u{ord(character):04x}"
+        if character in _BIDI_CONTROLS
+        else character
+        for character in text.replace("\r\n", "\n")
+    )
 
 
 def split_sentences(text: str) -> list[str]:

@@ -1,11 +1,21 @@
 import json
+import os
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from openclaw_tinmem.errors import InvalidArgumentError
-from openclaw_tinmem.maintenance import export_memories, import_memories, reembed, statistics
+from openclaw_tinmem.errors import InvalidArgumentError, StoreError
+from openclaw_tinmem.maintenance import (
+    export_memories,
+    import_memories,
+    reembed,
+    statistics,
+    write_jsonl_file,
+)
 from openclaw_tinmem.models import MAX_CONTENT_CHARACTERS, Category, Draft, Provenance, Source
 from openclaw_tinmem.service import MemoryService
 
@@ -116,11 +126,14 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
         '{"id": "00000000-0000-4000-8000-000000000001", "content": "A", "category": "events"}',
         '{"id": "00000000-0000-4000-8000-000000000001", "content": "B", "category": "events"}',
         '{"content": "Prefers metric units", "category": "preferences"}',  # the same line again
+        '{"content": "Typo", "category": "events", "scpoe": "agent:alice"}',
+        '{"content": "Tags", "category": "events", "tags": "ops"}',
+        '{"content": "Count", "category": "events", "access_count": -3}',
     ]
     with pytest.raises(InvalidArgumentError) as caught:
         import_memories(service, lines)
     message = caught.value.message
-    assert message.startswith("7 invalid line(s); nothing was written")
+    assert message.startswith("10 invalid line(s); nothing was written")
     for expected in (
         "line 2: category",
         "line 3: not valid JSON",
@@ -129,11 +142,43 @@ def test_every_invalid_line_is_reported_and_nothing_written_unless_asked(
         "line 6: content is not valid Unicode",
         "line 7: invalid scope",
         "line 9: id 00000000-0000-4000-8000-000000000001 is also the id of line 8",
+        "line 11: unknown field 'scpoe'; allowed: id, scope, category",
+        "line 12: tags must be a list of strings",
+        "line 13: access_count",
     ):
         assert expected in message
     assert service.store.count() == 0
     report = import_memories(service, lines, skip_invalid=True)
-    assert report.imported == 2 and len(report.problems) == 7 and service.store.count() == 2
+    assert report.imported == 2 and len(report.problems) == 10 and service.store.count() == 2
+
+
+def test_a_failed_export_leaves_the_file_that_was_there(tmp_path: Path) -> None:
+    (tmp_path / "exports").mkdir()
+    backup = tmp_path / "exports" / "backup.jsonl"
+    backup.write_text('{"content": "kept"}\n')
+
+    def failing() -> Iterator[dict[str, Any]]:
+        yield {"content": "first"}
+        raise StoreError("the store failed halfway")
+
+    with pytest.raises(StoreError):
+        write_jsonl_file(failing(), backup)
+    assert backup.read_text() == '{"content": "kept"}\n'
+    assert [path.name for path in backup.parent.iterdir()] == ["backup.jsonl"]
+    assert write_jsonl_file(iter([{"content": "new"}]), backup) == 1
+    assert backup.read_text() == '{"content": "new"}\n'
+
+
+def test_an_export_keeps_the_files_permissions_and_links(tmp_path: Path) -> None:
+    private = tmp_path / "private.jsonl"
+    private.write_text("")
+    private.chmod(0o600)
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(private)
+    assert write_jsonl_file(iter([{"content": "a"}]), link) == 1
+    assert link.is_symlink() and private.read_text() == '{"content": "a"}\n'
+    assert private.stat().st_mode & 0o777 == 0o600
+    assert write_jsonl_file(iter([{"content": "b"}]), Path(os.devnull)) == 1
 
 
 def test_unchanged_lines_are_recognised_and_skipped(settings, make_service) -> None:  # type: ignore[no-untyped-def]

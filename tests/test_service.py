@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
@@ -248,6 +249,52 @@ def test_an_id_prefix_of_eight_or_more_characters_names_a_memory(service: Memory
         service.get("bbbbbbbb")
     assert service.forget(memory_id="aaaaaaaa-0000-4000-8000-000000000002").deleted
     assert service.get("aaaaaaaa").id.endswith("1")  # unique again
+
+
+def test_a_history_prefix_never_names_another_scopes_memories(service: MemoryService) -> None:
+    lines = [
+        json.dumps(
+            {
+                "id": f"aaaaaaaa-0000-4000-8000-00000000000{n}",
+                "content": f"A note of agent {name}",
+                "category": "events",
+                "scope": f"agent:{name}",
+            }
+        )
+        for n, name in ((1, "alice"), (2, "bob"))
+    ]
+    import_memories(service, lines)
+    bob = Identity(agent_id="bob")
+    service.forget(memory_id="aaaaaaaa-0000-4000-8000-000000000002", identity=bob)
+    for step in (
+        lambda: service.history("aaaaaaaa", identity=bob),
+        lambda: service.restore("aaaaaaaa", identity=bob),
+    ):
+        events = step()
+        assert "000000000001" not in json.dumps(events, default=str)
+    assert service.get("aaaaaaaa", identity=bob).id.endswith("2")  # restored
+    with pytest.raises(InvalidArgumentError, match="matches 2 memories"):
+        service.history("aaaaaaaa")  # the administrator reads both
+
+
+def test_an_update_a_memory_cannot_hold_is_refused_before_anything_is_written(
+    service: MemoryService,
+) -> None:
+    memory = service.remember("The release train leaves on Thursdays", Category.PATTERNS).memory
+    for changes, field in (
+        ({"importance": 5.0}, "importance"),
+        ({"importance": float("nan")}, "importance"),
+        ({"content": ""}, "content"),
+        ({"headline": 3}, "headline"),
+        ({"summary": "   "}, "summary"),
+        ({"tags": "ops"}, "tags"),
+        ({"content": "x" * 20_001}, "content"),
+    ):
+        with pytest.raises(InvalidArgumentError) as caught:
+            service.update(memory.id, **changes)  # type: ignore[arg-type]
+        assert caught.value.field == field
+    assert service.get(memory.id) == memory
+    assert [event.action.value for event in service.history(memory.id)] == ["created"]
 
 
 def test_listing_returns_the_most_recently_updated_first(service: MemoryService) -> None:

@@ -1,6 +1,12 @@
 import pytest
 
-from openclaw_tinmem.text import clip_words, is_small_talk, quoted, split_sentences
+from openclaw_tinmem.text import (
+    clip_words,
+    is_small_talk,
+    quoted,
+    split_sentences,
+    terminal_safe,
+)
 
 
 @pytest.mark.parametrize(
@@ -37,3 +43,10 @@ def test_an_echoed_value_is_cut_to_its_head_and_length() -> None:
     assert quoted("short") == "'short'"
     assert quoted(3) == "3"
     assert quoted("x" * 81) == "'" + "x" * 80 + "'… (81 characters)"
+
+
+def test_terminal_codes_are_written_out_and_other_text_kept() -> None:
+    assert terminal_safe("a\x1b[31mb\x07\u202ec\rd") == "a\\x1b[31mb\\x07\\u202ec\\x0dd"
+    kept = "line\n\tnext 👩\u200d💻 soft\u00adhyphen \u200fmark 🏴\U000e0067\U000e007f"
+    assert terminal_safe(kept) == kept
+    assert terminal_safe("crlf\r\nline") == "crlf\nline"

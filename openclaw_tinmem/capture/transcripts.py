@@ -83,6 +83,9 @@ class Reading:
     transcripts: list[Transcript] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
+    # files left out whole for an invalid line: a session read with a line missing could
+    # join messages that were not said one after another
+    skipped: list[Path] = field(default_factory=list)
 
 
 def transcript_files(paths: Iterable[Path]) -> list[Path]:
@@ -135,12 +138,14 @@ def read(
         if path.suffix == ".sqlite" and file_format in ("auto", "openclaw"):
             found, problems = _openclaw_database(path, defaults, agent_id)
             reading.problems += problems
+            reading.skipped += [path] if problems else []
             reading.transcripts += [transcript for transcript in found if transcript.messages]
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8").removeprefix("\ufeff")  # a byte-order mark
         except (OSError, UnicodeDecodeError) as error:
             reading.problems.append(Problem(path, 0, f"cannot be read: {error}"))
+            reading.skipped.append(path)
             continue
         kind = detect(path, text) if file_format == "auto" else file_format
         if kind == "openclaw":
@@ -150,6 +155,7 @@ def read(
         else:
             found, problems = _messages(path, text, defaults)
         reading.problems += problems
+        reading.skipped += [path] if problems else []
         reading.transcripts += [transcript for transcript in found if transcript.messages]
     return reading
 

@@ -132,8 +132,7 @@ def export(
         if output == "-":
             count = maintenance.write_jsonl(records, sys.stdout)
         else:
-            with open(output, "w", encoding="utf-8") as stream:
-                count = maintenance.write_jsonl(records, stream)
+            count = maintenance.write_jsonl_file(records, Path(output))
     console().print(f"Exported {count} memories.")
 
 
@@ -208,7 +207,7 @@ def read_import_source(source: str, source_format: str) -> list[str]:
         return importers.memory_lancedb_lines(Path(source))
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     with stream:
-        text = stream.read()
+        text = stream.read().removeprefix("\ufeff")  # a byte-order mark some editors write
     return importers.mem0_lines(text) if source_format == "mem0" else text.splitlines()
 
 
@@ -340,8 +339,8 @@ def scopes_rename(state: CliState, old: str, new: str, yes: bool) -> None:
 @click.option(
     "--skip-invalid",
     is_flag=True,
-    help="Ingest the readable files and report the others (default: ingest nothing "
-    "if any line of any file is invalid).",
+    help="Ingest the files without invalid lines and report the others, which are left "
+    "out whole (default: ingest nothing if any line of any file is invalid).",
 )
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
@@ -390,16 +389,19 @@ def ingest(
                 progress=lambda n: bar.advance(task, n),
                 counted=lambda total: bar.update(task, total=total),
             )
+    skipped = [str(path) for path in reading.skipped]
     summary = {"files": reading.files, **report.to_dict(), "invalid": problems}
     if as_json:
-        emit_json(summary)
+        emit_json({**summary, "skipped_files": skipped})
         return
     click.echo(
-        f"Ingested {report.sessions} sessions ({report.turns} turns) from {reading.files} "
-        f"files: {report.created} memories created, {report.merged} merged, "
-        f"{report.unchanged} already stored; {report.turns_without_memory} turns kept nothing."
+        f"Ingested {report.sessions} sessions ({report.turns} turns) from "
+        + (f"{reading.files - len(skipped)} of " if skipped else "")
+        + f"{reading.files} files: {report.created} memories "
+        f"created, {report.merged} merged, {report.unchanged} already stored; "
+        f"{report.turns_without_memory} turns kept nothing."
     )
     if report.llm_fallbacks:
         click.echo(f"{report.llm_fallbacks} turns the LLM failed on were captured by the rules.")
     for problem in problems:
-        click.echo(f"skipped: {problem}", err=True)
+        click.echo(f"skipped, with the rest of its file: {problem}", err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import click
@@ -23,15 +24,23 @@ from openclaw_tinmem.cli.app import (
     "--dir",
     "directory",
     type=click.Path(file_okay=False),
-    help="Keep the demo store here (default: a new temporary directory).",
+    help="Keep the demo store here (default: a temporary directory, removed at the end).",
 )
 @click.pass_obj
 def demo(state: CliState, directory: str | None) -> None:
     """Run a scripted two-session conversation through the reference host and the plugin."""
+    import shutil
+    import tempfile
+
     from openclaw_tinmem.plugin.demo import demo_settings, run_demo
 
-    with friendly_errors():
-        run_demo(demo_settings(state.settings, directory), click.echo)
+    root = directory or tempfile.mkdtemp(prefix="tinmem-demo-")
+    try:
+        with friendly_errors():
+            run_demo(demo_settings(state.settings, root), click.echo)
+    finally:  # a store of its own is gone with it; one kept with --dir stays
+        if not directory:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 @main.command()
@@ -104,8 +113,21 @@ def mcp(
         run(state.settings, identity=identity, http_port=http_port, host=host)
 
 
+def _bare_key(context: click.Context, parameter: click.Parameter, value: str) -> str:
+    """A name that TOML reads as one key, as printed in [tinmem.access_tokens.NAME]."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", value):
+        raise click.BadParameter("use letters, digits, '_' and '-' only")
+    return value
+
+
 @mcp.command("token")
-@click.option("--name", default="agent", show_default=True, help="The token's name in config.")
+@click.option(
+    "--name",
+    default="agent",
+    show_default=True,
+    callback=_bare_key,
+    help="The token's name in config: letters, digits, '_' and '-'.",
+)
 @click.option(
     "--agent-id",
     "token_agent_id",
@@ -124,10 +146,10 @@ def mcp_token(name: str, token_agent_id: str, token_user_id: str | None, admin: 
     lines = [
         f"[tinmem.access_tokens.{name}]",
         f'token_sha256 = "{digest}"',
-        f'agent_id = "{token_agent_id}"',
+        f"agent_id = {json.dumps(token_agent_id, ensure_ascii=False)}",  # TOML reads JSON strings
     ]
     if token_user_id:
-        lines.append(f'user_id = "{token_user_id}"')
+        lines.append(f"user_id = {json.dumps(token_user_id, ensure_ascii=False)}")
     if admin:
         lines.append("admin = true")
     click.echo(f"token (give it to the client, it is not stored): {token}", err=True)

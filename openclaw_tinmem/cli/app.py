@@ -21,7 +21,8 @@ import click
 
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.errors import TinmemError, describe_failure
-from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
+from openclaw_tinmem.locations import DEBUG_VARIABLE, DEFAULT_CONFIG_PATH
+from openclaw_tinmem.text import terminal_safe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -123,6 +124,19 @@ class CliState:
             self._service.close()
 
 
+def shown(text: str) -> str:
+    """Text given to the console, printed as it is: never read as markup or terminal codes."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(text))
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """A line for people that may hold stored text: printed without what a terminal would
+    act on (escape sequences, bidi overrides: ``text.terminal_safe``)."""
+    click.echo(terminal_safe(text), err=err)
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=str, indent=None))
 
@@ -135,7 +149,7 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except TinmemError as error:
-        console().print(f"[red]error:[/red] {error.message}", highlight=False)
+        console().print(f"[red]error:[/red] {shown(error.message)}", highlight=False)
         sys.exit(EXIT_INVALID)
     except UnicodeDecodeError as error:
         console().print(
@@ -146,14 +160,16 @@ def friendly_errors() -> Iterator[None]:
         sys.exit(EXIT_INVALID)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
-        console().print(f"[red]error:[/red] {where}{error.strerror or error}", highlight=False)
+        console().print(
+            f"[red]error:[/red] {shown(where + str(error.strerror or error))}", highlight=False
+        )
         sys.exit(EXIT_INVALID)
     except (click.ClickException, click.exceptions.Exit, click.Abort):
         raise  # click's own: usage errors and exits, reported by click
     except Exception as error:  # the store or a library failed: say what, not where in it
         logger.debug("command failed", exc_info=True)
         console().print(
-            f"[red]error:[/red] {describe_failure(error)} (run 'tinmem doctor' to check the "
+            f"[red]error:[/red] {shown(describe_failure(error))} (run 'tinmem doctor' to check the "
             "store and the models)",
             highlight=False,
         )
@@ -195,11 +211,12 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
     stdout, where a script reads the error object — also when the store cannot be opened.
     """
     if not as_json:
-        with friendly_errors():
+        with friendly_errors(), reported_here():
             result = state.toolbox.call(name, arguments)
     else:
         try:
-            result = state.toolbox.call(name, arguments)
+            with reported_here():
+                result = state.toolbox.call(name, arguments)
         except Exception as error:  # no toolbox: the store or a model could not be opened
             if isinstance(error, TinmemError):
                 emit_json({"error": error.to_dict()})
@@ -208,10 +225,62 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
             sys.exit(EXIT_FAILED)
     if as_json:
         emit_json(result.data)
+    elif result.is_error:  # one line, as every other error of the CLI
+        message = str(result.data["error"].get("message") or result.text)
+        console().print(f"[red]error:[/red] {shown(message)}", highlight=False, soft_wrap=True)
     else:
-        click.echo(result.text, err=result.is_error)
-    if result.is_error:
-        sys.exit(EXIT_INVALID)
+        say(result.text)
+    if result.is_error:  # the input (2), or the store, a model or the system (1)
+        internal = result.data["error"].get("type") == "internal_error"
+        sys.exit(EXIT_FAILED if internal else EXIT_INVALID)
+
+
+class _OneLine(logging.Handler):
+    """What the library logs, one line each on the current stderr: warnings and errors, or
+    with TINMEM_DEBUG every message and each traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = f"{record.levelname.lower()}: {record.getMessage()}"
+            if record.exc_info and debugging():
+                line += "\n" + logging.Formatter().formatException(record.exc_info)
+            sys.stderr.write(line + "\n")
+        except Exception:
+            self.handleError(record)
+
+
+def debugging() -> bool:
+    from openclaw_tinmem.config.loading import switched_on
+
+    return switched_on(DEBUG_VARIABLE)
+
+
+def _log_in_one_line() -> None:
+    """Route the library's log to stderr as ``_OneLine`` for this command."""
+    if not any(isinstance(handler, _OneLine) for handler in logger.handlers):
+        logger.addHandler(_OneLine())
+    level = logging.DEBUG if debugging() else logging.WARNING
+    if debugging():  # otherwise the logger's level is left to whoever configured logging
+        logger.setLevel(logging.DEBUG)
+    for handler in logger.handlers:
+        if isinstance(handler, _OneLine):
+            handler.setLevel(level)
+
+
+@contextmanager
+def reported_here() -> Iterator[None]:
+    """While the CLI reports a failure itself (a tool's error result), the library's log of
+    it is not printed too: one line per error (all of it with TINMEM_DEBUG)."""
+    handlers = [handler for handler in logger.handlers if isinstance(handler, _OneLine)]
+    levels = [handler.level for handler in handlers]
+    if not debugging():
+        for handler in handlers:
+            handler.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for handler, level in zip(handlers, levels, strict=True):
+            handler.setLevel(level)
 
 
 def _not_blank(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
@@ -260,6 +329,7 @@ def main(
     instead, with that agent's rights (read_scopes, write_scopes, agent_access).
     """
     overrides = {"db_path": db_path} if db_path else {}
+    _log_in_one_line()
     state = CliState(config_path, overrides, agent_id, user_id)
     context.obj = state
     context.call_on_close(state.close)

@@ -16,8 +16,10 @@ from openclaw_tinmem.cli.app import (
     friendly_errors,
     main,
     run_tool,
+    say,
 )
 from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.text import terminal_safe
 
 
 @main.command("list")
@@ -46,6 +48,7 @@ def list_command(
     """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     with friendly_errors():
         memories = state.service.list_memories(
@@ -65,7 +68,7 @@ def list_command(
             memory.id if wide else memory.id[:8],
             memory.scope,
             memory.category.value,
-            memory.headline,
+            Text(terminal_safe(memory.headline)),  # shown as written, never as markup
             f"{memory.importance:.2f}",
             memory.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
@@ -99,14 +102,14 @@ def show(state: CliState, memory_id: str, as_json: bool) -> None:
         "access_count",
         "last_accessed_at",
     ):
-        click.echo(f"{name}: {record[name]}")
+        say(f"{name}: {record[name]}")
     for name, value in memory.provenance.public_dict().items():
         shown = ", ".join(value) if isinstance(value, list) else value
-        click.echo(f"{name.replace('_', ' ')}: {shown}")
-    click.echo(f"\nL0 headline:\n  {memory.headline}\nL1 summary:\n  {memory.summary}")
-    click.echo(f"L2 content:\n  {memory.content}")
+        say(f"{name.replace('_', ' ')}: {shown}")
+    say(f"\nL0 headline:\n  {memory.headline}\nL1 summary:\n  {memory.summary}")
+    say(f"L2 content:\n  {memory.content}")
     if memory.context:
-        click.echo(f"context (what it answered):\n  {memory.context}")
+        say(f"context (what it answered):\n  {memory.context}")
 
 
 @main.command()
@@ -165,9 +168,9 @@ def search(
         return
     for result in results:
         where = f"({result['id']}, {result['match']})"
-        click.echo(f"{result['score']:.3f}  [{result['category']}] {result['text']}  {where}")
+        say(f"{result['score']:.3f}  [{result['category']}] {result['text']}  {where}")
     if not results:
-        click.echo("No matching memories.")
+        say("No matching memories.")
 
 
 @main.command()
@@ -264,9 +267,21 @@ def forget(
     with neither — every memory that matches --scope/--category/--before/--tag.
 
     A bulk deletion asks for confirmation unless --yes; --dry-run lists what would go."""
-    if memory_id is None and query is None and (scopes or categories or before or tags):
+    filtered = bool(scopes or categories or before or tags)
+    if memory_id is None and query is None and filtered:
         forget_in_bulk(state, scopes, categories, before, tags, dry_run, yes, purge, as_json)
         return
+    with friendly_errors():
+        if memory_id is None and query is None:
+            raise InvalidArgumentError(
+                "give a memory id, --query, or filters (--scope, --category, --before, --tag)",
+                field="id",
+            )
+        if before or tags:
+            raise InvalidArgumentError(
+                "--before and --tag choose memories in bulk: give them without an id or --query",
+                field="before" if before else "tag",
+            )
     arguments: dict[str, Any] = {
         "id": memory_id,
         "query": query,
@@ -279,7 +294,7 @@ def forget(
     if purge and not dry_run:
         with friendly_errors():
             state.service.store.purge()
-        click.echo("Purged: older versions no longer hold deleted memories.", err=True)
+        say("Purged: older versions no longer hold deleted memories.", err=True)
 
 
 def forget_in_bulk(
@@ -300,11 +315,9 @@ def forget_in_bulk(
             if as_json:
                 emit_json({"dry_run": dry_run, "would_delete": listing, "deleted": []})
             else:
-                click.echo(
-                    f"Would delete {len(chosen)} memories:" if dry_run else "Nothing matches."
-                )
+                say(f"Would delete {len(chosen)} memories:" if dry_run else "Nothing matches.")
                 for item in listing:
-                    click.echo(f"  {item['id'][:8]}  {item['scope']}  {item['headline']}")
+                    say(f"  {item['id'][:8]}  {item['scope']}  {item['headline']}")
             return
         if not yes:
             click.confirm(f"Delete {len(chosen)} memories?", abort=True)
@@ -312,7 +325,7 @@ def forget_in_bulk(
     if as_json:
         emit_json({"deleted": [memory.id for memory in deleted]})
     else:
-        click.echo(f"Deleted {len(deleted)} memories.")
+        say(f"Deleted {len(deleted)} memories.")
 
 
 @main.command()
@@ -331,11 +344,11 @@ def history(state: CliState, memory_id: str, as_json: bool) -> None:
             emit_json(event.to_dict())
             continue
         text = (event.after or event.before or {}).get("content", "")
-        click.echo(
+        say(
             f"{event.event_id[:8]}  {event.at:%Y-%m-%d %H:%M:%S}  {event.action.value:<9}"
             f"  {event.actor} via {event.source}"
         )
-        click.echo(f"          {text[:100]}" + (f"  ({event.note[:80]})" if event.note else ""))
+        say(f"          {text[:100]}" + (f"  ({event.note[:80]})" if event.note else ""))
 
 
 @main.command()
@@ -356,4 +369,4 @@ def restore(state: CliState, memory_id: str, to_event: str | None, as_json: bool
     if as_json:
         emit_json(memory.public_dict())
     else:
-        click.echo(f"Restored {memory.id}: {memory.headline}")
+        say(f"Restored {memory.id}: {memory.headline}")

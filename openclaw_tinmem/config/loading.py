@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_origin
 
@@ -17,6 +18,7 @@ from openclaw_tinmem.config.settings import Settings
 from openclaw_tinmem.errors import ConfigError, invalid_argument
 from openclaw_tinmem.locations import (
     CONFIG_VARIABLE,
+    DEBUG_VARIABLE,
     DEFAULT_CONFIG_PATH,
     ENV_PREFIX,
     PACKAGE_INDEX_VARIABLE,
@@ -25,7 +27,14 @@ from openclaw_tinmem.locations import (
 
 logger = logging.getLogger("openclaw_tinmem")
 # TINMEM_ variables read outside the settings model
-OTHER_VARIABLES = (CONFIG_VARIABLE, TRACE_VARIABLE, PACKAGE_INDEX_VARIABLE)
+OTHER_VARIABLES = (CONFIG_VARIABLE, TRACE_VARIABLE, PACKAGE_INDEX_VARIABLE, DEBUG_VARIABLE)
+
+
+def switched_on(variable: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether an on/off environment variable is on (unset, 0, false, no, off: off)."""
+    value = (os.environ if environ is None else environ).get(variable, "")
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

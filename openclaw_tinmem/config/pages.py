@@ -35,8 +35,9 @@ environment variable, so secrets need not be written down:
 A malformed file or value is an error that names the option and what it allows. A
 `TINMEM_*` variable that names no option (a typo such as `TINMEM_RECAL_LIMIT`) is ignored,
 but logged as a warning with the option it was most likely meant for, and `tinmem doctor`
-reports it; besides the options, only `TINMEM_CONFIG`, `TINMEM_TRACE` and
-`TINMEM_PACKAGE_INDEX` are read."""
+reports it; besides the options, only `TINMEM_CONFIG`, `TINMEM_TRACE`,
+`TINMEM_PACKAGE_INDEX` and `TINMEM_DEBUG` (the CLI's warnings with their tracebacks, and its
+debug messages) are read."""
 
 
 def render_config_file(settings: Settings | None = None) -> str:

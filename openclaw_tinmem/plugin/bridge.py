@@ -35,6 +35,12 @@ from typing import Any, TextIO
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS, is_outside_words
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import (
+    InvalidRequestError,
+    TinmemError,
+    UnknownToolError,
+    describe_failure,
+)
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -48,6 +54,7 @@ from openclaw_tinmem.events import (
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.hookspecs import registered_tools
 from openclaw_tinmem.plugin.host import join_contexts, load_plugins
+from openclaw_tinmem.text import quoted
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -127,16 +134,24 @@ class Bridge:
 
     def answer(self, line: str) -> None:
         request_id: Any = None
+        reply: dict[str, Any]
         try:
             request = json.loads(line)
+            if not isinstance(request, dict):
+                raise InvalidRequestError("a request is a JSON object", field="request")
             request_id = request.get("id")
-            reply: dict[str, Any] = {"id": request_id, "result": self.handle(request)}
-        except Exception as error:  # one bad request never stops the bridge
+            reply = {"id": request_id, "result": self.handle(request)}
+        except json.JSONDecodeError as error:
+            logger.warning("bridge request is not JSON: %s", error.msg)
+            failed = InvalidRequestError(f"a request is a JSON object, not JSON: {error.msg}")
+            reply = {"id": None, "error": failed.to_dict()}
+        except TinmemError as error:  # a bad request, a broken setting: said, not traced
+            logger.warning("bridge request failed: %s", error.message)
+            reply = {"id": request_id, "error": error.to_dict()}
+        except Exception as error:  # one failed request never stops the bridge
             logger.exception("bridge request failed")
-            reply = {
-                "id": request_id,
-                "error": {"type": type(error).__name__, "message": str(error)},
-            }
+            failure = {"type": "internal_error", "message": describe_failure(error)}
+            reply = {"id": request_id, "error": failure}
         text = json.dumps(reply, ensure_ascii=False, default=str)
         with self._write_lock:
             self.output.write(text + "\n")
@@ -144,6 +159,8 @@ class Bridge:
 
     def handle(self, request: dict[str, Any]) -> Any:
         method, params = request.get("method"), request.get("params") or {}
+        if not isinstance(params, dict):
+            raise InvalidRequestError("params is a JSON object", field="params")
         if method == "ping":
             from openclaw_tinmem import __version__
 
@@ -154,14 +171,18 @@ class Bridge:
                 for tool in self.tools.values()
             ]
         if method == "call_tool":
-            tool = self.tools[str(params["name"])]
+            name = str(params.get("name"))
+            if name not in self.tools:
+                allowed = ", ".join(self.tools)
+                raise UnknownToolError(f"no tool {quoted(name)}; tools: {allowed}", field="name")
+            tool = self.tools[name]
             result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
             return {"data": result.data, "text": result.text}
         if method == "status":
             return self.status(to_context(params.get("ctx")))
         if method == "hook":
             return self.hook(str(params.get("hook")), params.get("event") or {}, params)
-        raise ValueError(f"unknown method {method!r}")
+        raise InvalidRequestError(f"unknown method {quoted(method)}", field="method")
 
     def hook(self, name: str, event: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         ctx = to_context(params.get("ctx"))
@@ -193,7 +214,7 @@ class Bridge:
             )
             getattr(hook, name)(event=session, ctx=ctx)
             return {}
-        raise ValueError(f"unknown hook {name!r}")
+        raise InvalidRequestError(f"unknown hook {quoted(name)}", field="hook")
 
     def status(self, ctx: HookContext) -> dict[str, Any]:
         from openclaw_tinmem import __version__

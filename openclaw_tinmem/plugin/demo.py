@@ -7,7 +7,6 @@ is shown, then the stored memories are listed.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -58,8 +57,9 @@ def run_demo(settings: Settings, echo: Callable[[str], None]) -> None:
         entry_point_plugin.close()
 
 
-def demo_settings(base: Settings, directory: str | None) -> Settings:
-    root = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="tinmem-demo-"))
+def demo_settings(base: Settings, directory: str) -> Settings:
+    """``base`` with the store and the journal in ``directory``."""
+    root = Path(directory)
     return base.model_copy(
         update={"db_path": str(root / "lancedb"), "journal_path": str(root / "journal")}
     )

@@ -6,7 +6,6 @@ model). Lines go to standard error, or to ``stream`` when one is given.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -15,14 +14,14 @@ from typing import Any, TextIO
 
 import pluggy
 
+from openclaw_tinmem.config.loading import switched_on
 from openclaw_tinmem.locations import TRACE_VARIABLE
 
 VALUE_CHARACTERS = 80
 
 
 def tracing_requested(environ: Mapping[str, str] | None = None) -> bool:
-    value = (os.environ if environ is None else environ).get(TRACE_VARIABLE, "")
-    return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return switched_on(TRACE_VARIABLE, environ)
 
 
 def _short(value: Any) -> str:

@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from pydantic import ValidationError
 
 from openclaw_tinmem.encoders.dense import Matrix, Vector
-from openclaw_tinmem.models import Category, Memory, Provenance, Source
+from openclaw_tinmem.errors import invalid_argument
+from openclaw_tinmem.models import Category, Memory, Provenance, Source, readable_importance
 
 MODEL_METADATA_KEY = b"tinmem.embedding_model"
 DIMENSION_METADATA_KEY = b"tinmem.embedding_dimension"
@@ -101,7 +103,13 @@ def search_text(memory: Memory) -> str:
 
 
 def memory_to_row(memory: Memory, tokens: bytes | None = None) -> dict[str, Any]:
-    """A memory's columns but its vector (``memories_to_table`` adds the vectors)."""
+    """A memory's columns but its vector (``memories_to_table`` adds the vectors). A memory
+    changed without validation (``model_copy``) is checked again: a row no reader can load
+    is never written."""
+    try:
+        Memory.model_validate(memory.model_dump())
+    except ValidationError as error:
+        raise invalid_argument(error, noun="field") from None
     row = memory.model_dump(include=set(MEMORY_COLUMNS))
     row["category"] = memory.category.value
     row["source"] = memory.source.value
@@ -136,6 +144,9 @@ def row_to_memory(row: dict[str, Any]) -> Memory:
     values["tags"] = list(values.get("tags") or [])
     values["category"] = Category(values["category"])
     values["source"] = Source(values["source"])
+    values["access_count"] = max(values.get("access_count") or 0, 0)
+    # a row an older version wrote unchecked is read, not fatal to every reader
+    values["importance"] = readable_importance(values.get("importance"))
     provenance = values.pop("provenance", None)
     if provenance:
         values["provenance"] = Provenance.model_validate_json(provenance)

@@ -23,6 +23,9 @@ from pydantic import (
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
 from openclaw_tinmem.models import (
     MAX_CONTENT_CHARACTERS,
+    MAX_HEADLINE_CHARACTERS,
+    MAX_SUMMARY_CHARACTERS,
+    MAX_TAGS,
     Category,
     Level,
     validate_memory_reference,
@@ -151,6 +154,8 @@ class ForgetArguments(ToolArguments):
     def _id_or_query(self) -> ForgetArguments:
         if self.id is None and (self.query is None or not self.query.strip()):
             raise InvalidArgumentError("give either id or query", field="id")
+        if self.id is not None and self.query is not None:  # which one was meant?
+            raise InvalidArgumentError("give either id or query, not both", field="query")
         return self
 
 
@@ -159,10 +164,16 @@ class UpdateArguments(ToolArguments):
     content: str | None = Field(
         None, min_length=1, max_length=MAX_CONTENT_CHARACTERS, description="New full content"
     )
-    summary: str | None = Field(None, min_length=1, max_length=4000, description="New summary")
-    headline: str | None = Field(None, min_length=1, max_length=400, description="New headline")
+    summary: str | None = Field(
+        None, min_length=1, max_length=MAX_SUMMARY_CHARACTERS, description="New summary"
+    )
+    headline: str | None = Field(
+        None, min_length=1, max_length=MAX_HEADLINE_CHARACTERS, description="New headline"
+    )
     importance: Importance | None = Field(None, description="New importance 0.0-1.0")
-    tags: list[str] | None = Field(None, max_length=32, description="New tags (replace existing)")
+    tags: list[str] | None = Field(
+        None, max_length=MAX_TAGS, description="New tags (replace existing)"
+    )
 
     @field_validator("id")
     @classmethod

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.errors import TinmemError, describe_failure
+from openclaw_tinmem.errors import TinmemError, UnknownToolError, describe_failure
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.text import quoted
 from openclaw_tinmem.tools.arguments import parse_arguments
@@ -65,9 +65,8 @@ class Toolbox:
         """Run one tool call; every failure becomes an error result, never an exception."""
         entry = self.tools.get(name)
         if entry is None:
-            allowed = ", ".join(self.tools)
-            error = {"type": "unknown_tool", "message": f"no tool {quoted(name)}; tools: {allowed}"}
-            return ToolResult({"error": error}, error["message"])
+            unknown = UnknownToolError(f"no tool {quoted(name)}; tools: {', '.join(self.tools)}")
+            return ToolResult({"error": unknown.to_dict()}, f"Error: {unknown.message}")
         try:
             definition, handler = entry
             return handler(

@@ -125,7 +125,7 @@ class WorkspaceTools:
             content = f"[{now:%H:%M:%S}] {content}"
             separator = "\n"
         document = self.workspace.write(
-            path, content, scope, append=arguments.append, separator=separator
+            path, content, scope, append=arguments.append, separator=separator, field="target"
         )
         written = content if arguments.append and document.content != content else document.content
         data = {

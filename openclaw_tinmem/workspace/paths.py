@@ -61,7 +61,7 @@ def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) 
             problem = f"must be at most {MAX_PATH_DEPTH} levels deep"
         elif not all(_SEGMENT.match(segment) for segment in segments):
             problem = (
-                "parts may use letters, digits, '.', '_', '-' and spaces, "
+                "parts may use ASCII letters, digits, '.', '_', '-' and spaces, "
                 "starting with a letter or digit"
             )
         else:

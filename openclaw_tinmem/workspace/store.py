@@ -22,7 +22,7 @@ from lancedb.index import FTS, BTree
 from lancedb.query import MatchQuery
 
 from openclaw_tinmem.encoders.dense import Embedder
-from openclaw_tinmem.errors import NotFoundError
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import utc_now
 from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
@@ -172,7 +172,14 @@ class WorkspaceStore:
         return [str(path) for path in rows.column("path").to_pylist()]
 
     def write(
-        self, path: str, content: str, scope: str, *, append: bool, separator: str = "\n"
+        self,
+        path: str,
+        content: str,
+        scope: str,
+        *,
+        append: bool,
+        separator: str = "\n",
+        field: str = "path",
     ) -> Document:
         """Create, append to or replace a document, re-indexing its chunks.
 
@@ -183,6 +190,8 @@ class WorkspaceStore:
 
         def attempt() -> Document | None:
             existing = self.get(path, scope)
+            if existing is None:  # a new file: under the lock, so no other can clash
+                self._check_free(path, scope, field)
             now = utc_now()
             if existing is not None and append and existing.content:
                 body = existing.content.rstrip("\n") + separator + content
@@ -212,6 +221,21 @@ class WorkspaceStore:
             attempt,
             f"gave up writing {path}: other writers kept changing it; try again",
         )
+
+    def _check_free(self, path: str, scope: str, field: str) -> None:
+        """A new file may not share its path with a folder, nor sit inside a file."""
+        parts = path.split("/")
+        folders = {"/".join(parts[:end]) for end in range(1, len(parts))}
+        for other in self.paths(scope):
+            problem = (
+                f"{path} is a folder (it holds {other})"
+                if other.startswith(path + "/")
+                else f"{other} is a file, so it cannot hold {path}"
+                if other in folders
+                else None
+            )
+            if problem:
+                raise InvalidArgumentError(f"{problem}; choose another name", field=field)
 
     def _commit(self, document: Document, existing: Document | None) -> bool:
         """Write the document row; False if another writer came first (read and try again)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
-from openclaw_tinmem.models import Memory, validate_memory_reference
+from openclaw_tinmem.models import Memory, readable_importance, validate_memory_reference
 from openclaw_tinmem.store.conditional import commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction, HistoryEvent
 
@@ -19,19 +19,23 @@ def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryE
     """Every change of a memory, oldest first — also of one that was forgotten — if the
     caller may read the scope it was last in. The id may be a prefix of 8+ characters."""
     reference = validate_memory_reference(memory_id)
-    ids = store.history.memory_ids_starting(reference)
-    if not ids:
+    readable: dict[
+        str, list[HistoryEvent]
+    ] = {}  # a prefix is resolved among what the caller may read: others stay unseen
+    for candidate in store.history.memory_ids_starting(reference):
+        events = store.history.events(candidate)
+        last = (events[-1].after or events[-1].before or {}) if events else {}
+        if access.can_read(str(last.get("scope", ""))):
+            readable[candidate] = events
+    if not readable:
         raise NotFoundError(f"no history for memory {reference}", field="id")
-    if len(ids) > 1:
+    if len(readable) > 1:
         raise InvalidArgumentError(
-            f"id prefix {reference} matches {len(ids)} memories: {', '.join(sorted(ids)[:10])}",
+            f"id prefix {reference} matches {len(readable)} memories: "
+            f"{', '.join(sorted(readable)[:10])}; give more characters",
             field="id",
         )
-    events = store.history.events(ids[0])
-    last = events[-1].after or events[-1].before or {}
-    if not access.can_read(str(last.get("scope", ""))):
-        raise NotFoundError(f"no history for memory {reference}", field="id")
-    return events
+    return next(iter(readable.values()))
 
 
 def restore(
@@ -47,6 +51,8 @@ def restore(
             raise InvalidArgumentError(
                 "nothing to restore: the memory is as it was first written", field="id"
             )
+    elif not isinstance(to_event, str) or not to_event.strip():
+        raise InvalidArgumentError("to must be an event id or its first characters", field="to")
     else:
         chosen = [event for event in events if event.event_id.startswith(to_event.strip())]
         if len(chosen) != 1:
@@ -58,7 +64,10 @@ def restore(
         state = chosen[0].after or chosen[0].before
     assert state is not None  # every event holds a state before or after
     access.check_write(state["scope"], field="scope")
-    memory = Memory.model_validate({**state, "updated_at": writer.clock()})
+    importance = readable_importance(state.get("importance"))  # as an older version kept it
+    memory = Memory.model_validate(
+        {**state, "importance": importance, "updated_at": writer.clock()}
+    )
     vector = writer.embedder.embed_documents([memory.content])[0]
     tokens = writer.late_interaction.encode([memory])
     store = writer.store

@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from openclaw_tinmem.errors import NotFoundError
+from pydantic import ValidationError
+
+from openclaw_tinmem.errors import NotFoundError, invalid_argument
 from openclaw_tinmem.llm import Deadline
-from openclaw_tinmem.models import EPISODE_TAG, Memory, content_hash, normalise_tags
+from openclaw_tinmem.models import (
+    EPISODE_TAG,
+    Memory,
+    MemoryChanges,
+    content_hash,
+    normalise_tags,
+)
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.store.conditional import COMMIT_ATTEMPTS, commit_until_it_lands
 from openclaw_tinmem.store.history import HistoryAction
@@ -38,6 +46,19 @@ def update(
     again and the given fields are written onto it — conditionally: if another host changed
     it in between, it is read again and the fields applied to what that host wrote.
     """
+    try:  # what a memory cannot hold, from any front end, before anything is done
+        MemoryChanges.model_validate(
+            {
+                "content": content,
+                "summary": summary,
+                "headline": headline,
+                "importance": importance,
+                # a string or a mapping is refused, not split into letters or keys
+                "tags": list(tags) if isinstance(tags, list | tuple) else tags,
+            }
+        )
+    except ValidationError as error:
+        raise invalid_argument(error) from None
     content, summary, headline = (
         None if text is None else redact_secrets(text) for text in (content, summary, headline)
     )

@@ -3,6 +3,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import tomllib
 from pathlib import Path
 
 import click
@@ -13,6 +15,7 @@ from openclaw_tinmem.cli import main
 from openclaw_tinmem.cli.doctor import similarity_floors_check
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import describe_failure
+from openclaw_tinmem.service import MemoryService
 
 
 @pytest.fixture
@@ -207,6 +210,33 @@ def test_console_script_runs(settings: Settings) -> None:
     assert result.returncode == 0 and "tinmem" in result.stdout
 
 
+def test_stored_text_reaches_the_terminal_as_text_not_as_codes(run) -> None:  # type: ignore[no-untyped-def]
+    tricky = "Ops runbook \x1b[2J\x07 owner \u202eevil [bold]loud[/bold]"
+    stored = run("tool", "memory_store", json.dumps({"content": tricky, "category": "entities"}))
+    memory_id = json.loads(stored.stdout)["id"]
+    for shown in (
+        run("show", memory_id).stdout,
+        run("list").stdout,
+        run("search", "runbook").stdout,
+    ):
+        assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
+    assert "\\x1b[2J\\x07 owner \\u202eevil [bold]loud[/bold]" in run("show", memory_id).stdout
+    assert "[bold]loud" in run("list", "--wide").stdout  # a headline is never read as markup
+
+
+def test_an_import_file_may_start_with_a_byte_order_mark(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "notes.jsonl"
+    source.write_text('\ufeff{"content": "Prefers dark mode", "category": "preferences"}\n')
+    imported = run("import", str(source))
+    assert imported.exit_code == 0 and "Imported 1 memories" in imported.stdout
+
+
+def test_demo_without_a_folder_leaves_nothing_behind(run, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert run("demo").exit_code == 0
+    assert not list(tmp_path.glob("tinmem-demo-*"))
+
+
 def test_demo_runs_two_sessions_in_no_llm_mode(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     result = run("demo", "--dir", str(tmp_path / "demo"))
     assert result.exit_code == 0, result.output
@@ -361,6 +391,43 @@ def test_ingest_reports_bad_lines_by_number_and_writes_nothing_then_ingests_once
     assert second["created"] == 0 and second["unchanged"] == first["created"]
     shown = run("list", "--json").stdout
     assert "2025-03-01" in shown and '"ingest"' in shown
+    partly = run("ingest", str(good), str(bad), "--skip-invalid")
+    assert partly.exit_code == 0 and "from 1 of 2 files" in partly.stdout
+    assert f"skipped, with the rest of its file: {bad}:2: content" in partly.stderr
+    reported = json.loads(run("ingest", str(good), str(bad), "--skip-invalid", "--json").stdout)
+    assert reported["skipped_files"] == [str(bad)] and reported["created"] == 0
+    marked = tmp_path / "marked.jsonl"
+    marked.write_text("\ufeff" + good.read_text())
+    assert json.loads(run("ingest", str(marked), "--json").stdout)["invalid"] == []
+
+
+def test_a_tool_that_fails_inside_is_exit_1_and_one_line(run, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def broken(*arguments: object, **options: object) -> None:
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(MemoryService, "recall", broken)
+    monkeypatch.setattr(MemoryService, "update", broken)
+    answer = run("tool", "memory_recall", '{"query": "gateway"}')
+    assert answer.exit_code == 1
+    assert json.loads(answer.stdout)["error"] == {
+        "type": "internal_error",
+        "message": "RuntimeError: the disk is on fire",
+    }
+    assert answer.stderr == ""  # the JSON object says it
+    as_text = run("update", "123e4567-e89b-12d3-a456-426614174000", "--importance", "0.5")
+    assert as_text.exit_code == 1
+    assert as_text.stderr == "error: RuntimeError: the disk is on fire\n"
+    monkeypatch.setenv("TINMEM_DEBUG", "1")
+    debugged = run("search", "gateway")
+    assert "Traceback" in debugged.stderr and "the disk is on fire" in debugged.stderr
+    assert "names no option" not in debugged.stderr
+
+
+def test_an_mcp_token_block_is_valid_toml_whatever_the_ids(run) -> None:  # type: ignore[no-untyped-def]
+    for agent_id in ('quote"and\\slash', "робот 🤖", "tab\tand\x01"):
+        made = run("mcp", "token", "--name", "ci-bot", "--agent-id", agent_id)
+        block = tomllib.loads(made.stdout)["tinmem"]["access_tokens"]["ci-bot"]
+        assert block["agent_id"] == agent_id and len(block["token_sha256"]) == 64
 
 
 @pytest.mark.parametrize(

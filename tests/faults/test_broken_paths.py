@@ -96,7 +96,7 @@ def test_the_bridge_answers_every_request(settings: Settings, tmp_path: Path, se
     assert answers[1]["result"] == {}
     assert answers[2]["result"]["data"]["error"]["field"] == setting
     if setting == "db_path":  # status needs the store: an error reply, not a dead bridge
-        assert answers[3]["error"]["type"] == "ConfigError"
+        assert answers[3]["error"]["type"] == "config_error"
     plugin.close()
 
 

@@ -125,7 +125,37 @@ def test_tools_run_as_the_calling_agent_and_bad_requests_get_errors(
     assert {tool["name"] for tool in answers[0]["result"]} >= {"memory_recall", "memory_tree"}
     assert answers[1]["result"]["data"]["action"] == "created"
     assert answers[2]["result"]["data"]["error"]["type"] == "access_denied"
-    assert answers[3]["error"]["message"] == "unknown method 'explode'"
+    assert answers[3]["error"] == {
+        "type": "invalid_request",
+        "message": "unknown method 'explode'",
+        "field": "method",
+    }
+
+
+def test_a_malformed_request_is_said_in_our_words_not_python_internals(
+    plugin_settings: Settings, make_plugin, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    bridge = Bridge(make_plugin(plugin_settings), io.StringIO())
+    lines = [
+        json.dumps({"id": 1, "method": "call_tool", "params": {"name": "memory_nope"}}),
+        json.dumps({"id": 2, "method": "status", "params": [1]}),
+        json.dumps({"id": 3, "method": "hook", "params": {"hook": "explode"}}),
+        json.dumps([1, 2]),
+        "{not json",
+    ]
+    bridge.serve(io.StringIO("".join(line + "\n" for line in lines)))
+    answers = [json.loads(line) for line in bridge.output.getvalue().splitlines()]
+    errors = {answer["id"]: answer["error"] for answer in answers if answer["id"]}
+    assert errors[1]["type"] == "unknown_tool"
+    assert errors[1]["message"].startswith("no tool 'memory_nope'; tools: memory_recall")
+    assert (errors[2]["type"], errors[2]["field"]) == ("invalid_request", "params")
+    assert errors[3]["message"] == "unknown hook 'explode'"
+    unnamed = sorted(answer["error"]["message"] for answer in answers if answer["id"] is None)
+    assert unnamed == [
+        "a request is a JSON object",
+        "a request is a JSON object, not JSON: Expecting property name enclosed in double quotes",
+    ]
+    assert not any(record.exc_info for record in caplog.records)
 
 
 def test_status_counts_the_memories_each_agent_may_read(

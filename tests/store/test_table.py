@@ -339,3 +339,29 @@ def test_a_local_write_of_a_change_and_a_new_memory_is_one_conditional_commit(
     assert service.store.upsert([stale], [vector], expected={memory.id: memory.updated_at}) == {
         memory.id
     }  # the change is conditional all the same
+
+
+def test_a_memory_changed_without_checks_is_never_written(service: MemoryService) -> None:
+    memory = service.remember("The nightly backup runs at 02:00", Category.PATTERNS).memory
+    unchecked = memory.model_copy(update={"importance": 5.0})
+    vector = service.embedder.embed_documents([memory.content])[0]
+    with pytest.raises(InvalidArgumentError) as caught:
+        service.store.upsert([unchecked], [vector])
+    assert caught.value.field == "importance"
+    assert service.get(memory.id).importance == memory.importance
+
+
+def test_a_row_an_older_version_wrote_out_of_range_is_still_read(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    writer = make_service(settings)
+    memory = writer.remember("The nightly backup runs at 02:00", Category.PATTERNS).memory
+    writer.store.table.update(
+        where=f"id = '{memory.id}'", values={"importance": 5.0, "access_count": -3}
+    )
+    service = make_service(settings)  # another process, opening the store afterwards
+    read = service.get(memory.id)
+    assert read.importance == 1.0 and read.access_count == 0
+    assert [hit.memory.id for hit in service.recall("nightly backup")] == [memory.id]
+    assert service.update(memory.id, importance=0.7).importance == 0.7

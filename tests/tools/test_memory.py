@@ -87,6 +87,7 @@ def test_store_recall_update_forget_round_trip(toolbox: Toolbox) -> None:
         ("memory_recall", {"query": "x", "unknown": 1}, "unknown"),
         ("memory_forget", {}, "id"),
         ("memory_forget", {"id": "42"}, "id"),
+        ("memory_forget", {"id": "123e4567-e89b-12d3-a456-426614174000", "query": "x"}, "query"),
         ("memory_update", {"id": "123e4567-e89b-12d3-a456-426614174000"}, "id"),
         ("memory_update", {"id": "123e4567-e89b-12d3-a456-426614174000", "importance": 0.1}, "id"),
     ],

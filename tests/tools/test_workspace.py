@@ -143,6 +143,16 @@ def test_an_empty_tree_says_where_it_looked(tools: Toolbox) -> None:
     assert tools.call("memory_tree", {"path": "projects"}).text == "alpha.md"
 
 
+def test_a_file_and_a_folder_never_share_a_path(tools: Toolbox) -> None:
+    call(tools, "memory_write", content="Notes.", target="notes/a.md")
+    inside = tools.call("memory_write", {"content": "x", "target": "notes/a.md/child.md"})
+    assert inside.data["error"]["field"] == "target"
+    assert "notes/a.md is a file, so it cannot hold" in inside.data["error"]["message"]
+    over = tools.call("memory_write", {"content": "x", "target": "notes"})
+    assert "notes is a folder (it holds notes/a.md)" in over.data["error"]["message"]
+    assert call(tools, "memory_tree", path="", depth=3) == [{"notes/": ["a.md"]}]
+
+
 def test_daily_log_entries_are_timestamped_in_todays_file(tools: Toolbox) -> None:
     written = call(tools, "memory_write", content="Fixed bug in authentication flow.")
     assert written["path"] == "daily/2024-01-15.md"

@@ -54,3 +54,31 @@ def test_an_edit_whose_body_is_not_a_json_object_is_a_400(
     answer = client.put(f"/api/memories/{memory.id}", content=body, headers=HEADERS)
     assert answer.status_code == 400 and answer.json()["error"]["field"] == "body"
     assert service.get(memory.id).content == memory.content
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"importance": 5}, "importance"),
+        ({"importance": -1}, "importance"),
+        ({"content": 5}, "content"),
+        ({"tags": "ops"}, "tags"),
+    ],
+)
+def test_an_edit_a_memory_cannot_hold_is_a_400_and_changes_nothing(
+    client: TestClient, service: MemoryService, body: dict[str, object], field: str
+) -> None:
+    (memory,) = service.list_memories(limit=None)
+    answer = client.put(f"/api/memories/{memory.id}", json=body, headers=HEADERS)
+    assert answer.status_code == 400 and answer.json()["error"]["field"] == field
+    assert service.get(memory.id) == memory
+    assert client.get("/api/memories", headers=HEADERS).json()["total"] == 1
+
+
+def test_a_restore_to_something_not_an_event_id_is_a_400(
+    client: TestClient, service: MemoryService
+) -> None:
+    (memory,) = service.list_memories(limit=None)
+    service.update(memory.id, importance=0.9)
+    answer = client.post(f"/api/memories/{memory.id}/restore", json={"to": 5}, headers=HEADERS)
+    assert answer.status_code == 400 and answer.json()["error"]["field"] == "to"
