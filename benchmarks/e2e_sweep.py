@@ -63,6 +63,7 @@ def floor_sweep(
         limit=settings.injection_limit,
         min_similarity=settings.injection_min_similarity,
         min_relevance=min(RELEVANCE_FLOORS) if settings.rerank else None,
+        min_neighbourhood=settings.injection_min_neighbourhood if settings.rerank else None,
     )
     found = []
     for floors in GRID:

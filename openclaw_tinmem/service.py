@@ -151,6 +151,7 @@ class MemoryService:
         min_relevance: float | None = None,
         identity: Identity | None = None,
         allows: Callable[[Memory], bool] | None = None,
+        min_neighbourhood: float | None = None,
     ) -> list[Hit]:
         """The best memories for ``query`` in ``scopes`` (none named: every scope the caller
         may read), best first; nothing for small talk. ``allows`` narrows what may be
@@ -159,7 +160,9 @@ class MemoryService:
         Only memories related to the query are returned: those that share words with it and
         those whose embedding's cosine to it reaches ``min_similarity`` (default
         ``recall_min_similarity``; 0 returns the best ``limit`` whatever they are), and, with
-        ``min_relevance``, those the cross-encoder read and found at least that relevant.
+        ``min_relevance``, those the cross-encoder read and found at least that relevant
+        (of a query about nothing stored, ``min_neighbourhood``, only those and standing
+        knowledge: ``recall.pipeline.about_something_stored``).
         """
         readable = self.access(identity).scopes_to_read(scopes)
         # text that is not valid Unicode (bytes a terminal could not decode) is searched for
@@ -181,6 +184,7 @@ class MemoryService:
             ),
             min_relevance=min_relevance,
             allows=allows,
+            min_neighbourhood=min_neighbourhood,
         )
         now = self.clock()
         hits = self.pipeline.run(request, now)

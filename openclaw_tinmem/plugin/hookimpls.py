@@ -199,6 +199,7 @@ class TinmemPlugin:
             min_similarity=settings.injection_min_similarity,
             min_relevance=settings.injection_min_relevance if settings.rerank else None,
             allows=InjectionPolicy(settings, ctx).allows,
+            min_neighbourhood=settings.injection_min_neighbourhood if settings.rerank else None,
         )
         floors = InjectionFloors.from_settings(settings) if settings.rerank else None
         return worth_injecting(query, hits, floors)

@@ -25,7 +25,13 @@ from openclaw_tinmem.recall.asking import about_the_user, plain_question, speaks
 from openclaw_tinmem.recall.episodes import blend_with_episodes
 from openclaw_tinmem.recall.fusion import Candidate, apply_rerank, fuse
 from openclaw_tinmem.recall.passages import best_passage
-from openclaw_tinmem.recall.scoring import final_score, is_related, rerank_text, sigmoid
+from openclaw_tinmem.recall.scoring import (
+    STANDING_KNOWLEDGE,
+    final_score,
+    is_related,
+    rerank_text,
+    sigmoid,
+)
 from openclaw_tinmem.recall.when import named_period
 from openclaw_tinmem.store.table import MemoryStore
 
@@ -47,6 +53,32 @@ class RecallRequest:
     min_relevance: float | None = None
     # which memories may be returned at all (automatic injection's trust and privacy)
     allows: Callable[[Memory], bool] | None = None
+    # a query whose nearest memories are on average less close than this is about nothing
+    # stored: closeness no longer admits a memory (``about_something_stored``)
+    min_neighbourhood: float | None = None
+
+
+NEIGHBOURS = 10  # the nearest memories whose closeness says whether a query is about the store
+NEIGHBOURHOOD_MIN_MEMORIES = 50  # fewer, and the nearest are most of the store: no judgement
+
+
+def neighbourhood(vector_ranked: Sequence[tuple[str, float]]) -> float | None:
+    """The mean cosine of the query's ``NEIGHBOURS`` nearest memories (best first), or None
+    when the search saw fewer than ``NEIGHBOURHOOD_MIN_MEMORIES``."""
+    if len(vector_ranked) < NEIGHBOURHOOD_MIN_MEMORIES:
+        return None
+    return float(np.mean([similarity for _, similarity in vector_ranked[:NEIGHBOURS]]))
+
+
+def about_something_stored(neighbourhood: float | None, floor: float | None) -> bool:
+    """Whether a query is about something stored, by how close its nearest memories are.
+
+    In a store of one person's conversations nearly every message is close to something
+    said, about another matter: a message about nothing stored still finds memories at
+    cosine 0.55-0.65, while its nearest ten are, on average, less close than those of a
+    message about the store's subjects (BEAM and LoCoMo, docs/benchmarks.md). Without a
+    floor, or for a store too small to tell, every query is."""
+    return not floor or neighbourhood is None or neighbourhood >= floor
 
 
 class RecallPipeline:
@@ -93,7 +125,7 @@ class RecallPipeline:
         )
         # Late interaction re-ranks a fused list of up to two pools: each retriever fills half.
         pool = max(settings.candidate_pool, request.limit, depth // 2 if late else 0)
-        fused, query_vector = self._fused(request, pool)
+        fused, query_vector, neighbourhood = self._fused(request, pool)
         # what the session may not be shown is left out before the list is cut, from twice
         # as many, so the stages below still get ``depth`` candidates in a shared scope
         allows = request.allows
@@ -132,6 +164,13 @@ class RecallPipeline:
                 for hit in hits
             ]
         relevant = request.min_relevance
+        if not about_something_stored(neighbourhood, request.min_neighbourhood):
+            hits = [  # judged relevant, or what bears on any subject
+                hit
+                for hit in hits
+                if (relevant is not None and hit.relevance >= relevant)
+                or hit.memory.category in STANDING_KNOWLEDGE
+            ]
         hits = [
             hit
             for hit in hits
@@ -166,8 +205,11 @@ class RecallPipeline:
             for hit in hits
         ]
 
-    def _fused(self, request: RecallRequest, pool: int) -> tuple[list[Candidate], Vector]:
-        """Full-text and vector candidates fused; full text runs while the query is embedded."""
+    def _fused(
+        self, request: RecallRequest, pool: int
+    ) -> tuple[list[Candidate], Vector, float | None]:
+        """Full-text and vector candidates fused (full text runs while the query is embedded),
+        the query's vector, and the mean cosine of its nearest memories (``neighbourhood``)."""
         settings = request.settings
         scopes, categories = request.scopes, request.categories
         text_future = (
@@ -190,7 +232,7 @@ class RecallPipeline:
             vector_weight=settings.vector_weight,
             text_weight=settings.text_weight,
         )
-        return fused, vector
+        return fused, vector, neighbourhood(vector_ranked)
 
     def _late_interaction(
         self,

@@ -1,7 +1,11 @@
 """The recall pipeline as a whole: of a long memory, the passage the query is about is what
 the cross-encoder reads and what the hit shows."""
 
-from openclaw_tinmem.models import Category
+import pytest
+
+from openclaw_tinmem.models import Category, Draft
+from openclaw_tinmem.recall.pipeline import about_something_stored, neighbourhood
+from openclaw_tinmem.recall.scoring import STANDING_KNOWLEDGE
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.memory import MemoryTools
 from openclaw_tinmem.tools.toolbox import Toolbox
@@ -50,3 +54,67 @@ def test_the_cross_encoder_reads_the_passage_the_query_is_about(service: MemoryS
     # read from its beginning, the long reply is about bread: the cross-encoder would put it
     # near zero (it reads 128 tokens); read at its passage, it is the answer
     assert hit.relevance > 0.5
+
+
+ROOMS = ("kitchen", "bathroom", "hallway", "attic", "bedroom", "garage")
+WORK = (
+    "tiled the floor",
+    "painted the walls sage green",
+    "replaced the light fittings",
+    "sanded the window frames",
+    "fixed a leaking pipe",
+    "fitted new shelves",
+    "sealed the skirting boards",
+    "installed a heated towel rail",
+    "patched the plaster",
+    "ordered oak worktops",
+)
+
+
+def renovation_diary(service: MemoryService, days: int) -> None:
+    """One memory per day of a house renovation: a store with one subject."""
+    service.remember_many(
+        [
+            Draft(f"Day {day}: we {WORK[day % 10]} in the {ROOMS[day % 6]}.", Category.EVENTS)
+            for day in range(days)
+        ]
+    )
+
+
+def test_a_query_about_nothing_stored_gets_only_what_the_cross_encoder_finds_relevant(
+    service: MemoryService,
+) -> None:
+    renovation_diary(service, 60)
+    service.remember("User is vegetarian and allergic to peanuts", Category.PREFERENCES)
+    query = "Which film should we watch on Friday evening?"
+    everything = service.recall(query, min_similarity=0.0, min_relevance=0.02, limit=20)
+    assert any(hit.relevance < 0.02 for hit in everything)  # close enough, about nothing
+    gated = service.recall(
+        query, min_similarity=0.0, min_relevance=0.02, limit=20, min_neighbourhood=0.99
+    )
+    assert gated and all(
+        hit.relevance >= 0.02 or hit.memory.category in STANDING_KNOWLEDGE for hit in gated
+    )
+    assert "User is vegetarian and allergic to peanuts" in [hit.memory.content for hit in gated]
+    on_topic = service.recall(
+        "When did we tile the kitchen floor?", min_relevance=0.02, min_neighbourhood=0.62
+    )
+    assert "we tiled the floor in the kitchen" in on_topic[0].memory.content
+
+
+def test_a_store_too_small_to_tell_is_never_gated(service: MemoryService) -> None:
+    renovation_diary(service, 20)
+    query = "Which film should we watch on Friday evening?"
+    gated = service.recall(query, min_similarity=0.0, limit=20, min_neighbourhood=0.99)
+    assert len(gated) == 20
+    assert [hit.memory.id for hit in gated] == [
+        hit.memory.id for hit in service.recall(query, min_similarity=0.0, limit=20)
+    ]
+
+
+def test_the_neighbourhood_is_the_mean_closeness_of_the_ten_nearest() -> None:
+    ranked = [(str(n), 0.9 - n * 0.01) for n in range(60)]
+    assert neighbourhood(ranked) == pytest.approx(0.855)
+    assert neighbourhood(ranked[:49]) is None
+    assert about_something_stored(0.7, 0.62) and not about_something_stored(0.6, 0.62)
+    assert about_something_stored(None, 0.62) and about_something_stored(0.1, 0.0)
