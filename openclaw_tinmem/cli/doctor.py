@@ -94,6 +94,11 @@ def similarity_floors_check(settings: Settings) -> dict[str, Any]:
         f"injection_min_similarity {settings.injection_min_similarity}, "
         f"recall_min_similarity {settings.recall_min_similarity}, "
         f"forget_min_similarity {settings.forget_min_similarity}"
+        + (
+            f", injection_min_neighbourhood {settings.injection_min_neighbourhood}"
+            if settings.injection_min_neighbourhood
+            else ""
+        )
     )
     if settings.embedding_model == DEFAULT_EMBEDDING_MODEL:
         return _check("similarity floors", True, f"{detail} (set for the bundled model)")
@@ -101,6 +106,7 @@ def similarity_floors_check(settings: Settings) -> dict[str, Any]:
         f": set for {DEFAULT_EMBEDDING_MODEL}, but {settings.embedding_model} is configured. "
         "Its cosines have another scale: measure again (python -m benchmarks.injection_gate) "
         "or set injection_min_similarity and recall_min_similarity to 0"
+        + (" and injection_min_neighbourhood to 0" if settings.injection_min_neighbourhood else "")
     )
     return _check("similarity floors", True, detail)
 

@@ -249,14 +249,16 @@ class Settings(ModelSettings, StorageSettings):
         "(docs/benchmarks.md)",
     )
     injection_min_neighbourhood: float = Field(
-        0.62,
+        0.0,
         ge=0,
         le=1,
         description="With rerank on, a message whose nearest memories are on average less "
-        "close than this (the cosine of the 10 nearest, once the agent may read 50 memories) is "
-        "about nothing stored: only what the cross-encoder finds relevant, and the user's "
-        "profile, preferences, cases and patterns, may be injected for it (0: off). Chosen on "
-        "LoCoMo and BEAM conversations held out one at a time (docs/benchmarks.md)",
+        "close than this (the mean cosine of the 10 nearest, when the vector search finds at "
+        "least 50) is taken as about nothing stored: only what the cross-encoder finds "
+        "relevant, and the user's profile, preferences, cases and patterns, may be injected "
+        "for it. 0 (off, the default); 0.62 silences many more messages about other matters "
+        "in a store of one person's conversations, at some cost in coverage. Set for the "
+        "bundled embedding model (docs/benchmarks.md)",
     )
     injection_token_budget: int = Field(
         600, ge=50, description="Estimated tokens (characters / 4) the injected block may use"

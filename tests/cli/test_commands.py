@@ -196,6 +196,11 @@ def test_doctor_says_the_similarity_floors_belong_to_the_bundled_model() -> None
     other = similarity_floors_check(Settings(embedding_model="BAAI/bge-base-en-v1.5"))
     assert other["ok"] and "measure again" in other["detail"]
     assert "BAAI/bge-base-en-v1.5" in other["detail"]
+    assert "injection_min_neighbourhood" not in other["detail"]  # off: nothing to say
+    gated = similarity_floors_check(
+        Settings(embedding_model="BAAI/bge-base-en-v1.5", injection_min_neighbourhood=0.62)
+    )
+    assert "injection_min_neighbourhood to 0" in gated["detail"]
 
 
 def test_console_script_runs(settings: Settings) -> None:
