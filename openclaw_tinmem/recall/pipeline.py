@@ -164,13 +164,6 @@ class RecallPipeline:
                 for hit in hits
             ]
         relevant = request.min_relevance
-        if not about_something_stored(neighbourhood, request.min_neighbourhood):
-            hits = [  # judged relevant, or what bears on any subject
-                hit
-                for hit in hits
-                if (relevant is not None and hit.relevance >= relevant)
-                or hit.memory.category in STANDING_KNOWLEDGE
-            ]
         hits = [
             hit
             for hit in hits
@@ -180,9 +173,17 @@ class RecallPipeline:
                 or (relevant is not None and hit.memory.id in judged and hit.relevance >= relevant)
             )
         ]
+        best = sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+        if not about_something_stored(neighbourhood, request.min_neighbourhood):
+            best = [  # of the best, what was judged relevant or bears on any subject: the
+                # places of the others are not refilled from further down
+                hit
+                for hit in best
+                if (relevant is not None and hit.relevance >= relevant)
+                or hit.memory.category in STANDING_KNOWLEDGE
+            ]
         best = [
-            replace(hit, passage=best_passage(request.query, hit.memory.content))
-            for hit in sorted(hits, key=lambda hit: -hit.score)[: request.limit]
+            replace(hit, passage=best_passage(request.query, hit.memory.content)) for hit in best
         ]
         return self._with_similarities(best, query_vector)
 

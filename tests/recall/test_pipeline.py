@@ -87,15 +87,21 @@ def test_a_query_about_nothing_stored_gets_only_what_the_cross_encoder_finds_rel
     renovation_diary(service, 60)
     service.remember("User is vegetarian and allergic to peanuts", Category.PREFERENCES)
     query = "Which film should we watch on Friday evening?"
-    everything = service.recall(query, min_similarity=0.0, min_relevance=0.02, limit=20)
+    everything = service.recall(query, min_similarity=0.0, min_relevance=0.02, limit=61)
     assert any(hit.relevance < 0.02 for hit in everything)  # close enough, about nothing
     gated = service.recall(
-        query, min_similarity=0.0, min_relevance=0.02, limit=20, min_neighbourhood=0.99
+        query, min_similarity=0.0, min_relevance=0.02, limit=61, min_neighbourhood=0.99
     )
     assert gated and all(
         hit.relevance >= 0.02 or hit.memory.category in STANDING_KNOWLEDGE for hit in gated
     )
     assert "User is vegetarian and allergic to peanuts" in [hit.memory.content for hit in gated]
+    best_ten = service.recall(query, min_similarity=0.0, min_relevance=0.02, limit=10)
+    gated_ten = service.recall(
+        query, min_similarity=0.0, min_relevance=0.02, limit=10, min_neighbourhood=0.99
+    )  # fewer of the same, never others from further down
+    assert {hit.memory.id for hit in gated_ten} <= {hit.memory.id for hit in best_ten}
+    assert len(gated_ten) < len(best_ten)
     on_topic = service.recall(
         "When did we tile the kitchen floor?", min_relevance=0.02, min_neighbourhood=0.62
     )
