@@ -34,7 +34,11 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message, ToolRegistration
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.host import load_plugins
-from openclaw_tinmem.recall.pipeline import NEIGHBOURHOOD_MIN_MEMORIES, NEIGHBOURS
+from openclaw_tinmem.recall.pipeline import (
+    NEIGHBOURHOOD_MIN_MEMORIES,
+    about_something_stored,
+    neighbourhood,
+)
 from openclaw_tinmem.recall.scoring import STANDING_KNOWLEDGE
 
 FLOORS = (0.0, 0.58, 0.6, 0.61, 0.62, 0.63, 0.64, 0.65, 0.66, 0.68, 0.7)
@@ -54,7 +58,7 @@ class Asked:
     neighbourhood: float | None
 
     def left(self, floor: float) -> list[tuple[frozenset[str], bool]]:
-        if not floor or self.neighbourhood is None or self.neighbourhood >= floor:
+        if about_something_stored(self.neighbourhood, floor):
             return list(self.memories)
         return [memory for memory in self.memories if memory[1]]
 
@@ -105,12 +109,7 @@ def asked_of(
     nearest = service.store.vector_search(
         vector, NEIGHBOURHOOD_MIN_MEMORIES, scopes=[f"agent:{agent_of(conversation)}"]
     )
-    near = (
-        statistics.fmean(similarity for _, similarity in nearest[:NEIGHBOURS])
-        if len(nearest) >= NEIGHBOURHOOD_MIN_MEMORIES
-        else None
-    )
-    return memories, near
+    return memories, neighbourhood(nearest)  # as automatic recall judges it
 
 
 def scores(asked: list[Asked], floor: float) -> tuple[float, float]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from openclaw_tinmem.text import quoted
 
@@ -54,6 +54,11 @@ class UnknownToolError(InvalidArgumentError):
     """A call of a tool that is not offered (its name is the offending argument)."""
 
     kind = "unknown_tool"
+
+    @classmethod
+    def naming(cls, name: str, offered: Iterable[str], *, field: str | None = None) -> Self:
+        """The error for a call of ``name``, listing the tools ``offered``."""
+        return cls(f"no tool {quoted(name)}; tools: {', '.join(offered)}", field=field)
 
 
 class InvalidRequestError(InvalidArgumentError):

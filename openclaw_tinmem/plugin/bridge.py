@@ -173,8 +173,7 @@ class Bridge:
         if method == "call_tool":
             name = str(params.get("name"))
             if name not in self.tools:
-                allowed = ", ".join(self.tools)
-                raise UnknownToolError(f"no tool {quoted(name)}; tools: {allowed}", field="name")
+                raise UnknownToolError.naming(name, self.tools, field="name")
             tool = self.tools[name]
             result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
             return {"data": result.data, "text": result.text}

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.errors import TinmemError, UnknownToolError, describe_failure
 from openclaw_tinmem.events import ToolResult
-from openclaw_tinmem.text import quoted
 from openclaw_tinmem.tools.arguments import parse_arguments
 from openclaw_tinmem.tools.definitions import (
     Handler,
@@ -65,7 +64,7 @@ class Toolbox:
         """Run one tool call; every failure becomes an error result, never an exception."""
         entry = self.tools.get(name)
         if entry is None:
-            unknown = UnknownToolError(f"no tool {quoted(name)}; tools: {', '.join(self.tools)}")
+            unknown = UnknownToolError.naming(name, self.tools)
             return ToolResult({"error": unknown.to_dict()}, f"Error: {unknown.message}")
         try:
             definition, handler = entry
