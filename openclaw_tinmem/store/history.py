@@ -7,6 +7,11 @@ end), where the change came from (a tool, a captured turn, an import) and when. 
 outlives version pruning; events older than ``history_retention_days`` are removed by its
 upkeep.
 
+A memory written anew (created, imported or restored where nothing was stored) is not copied
+into its event: its state is the memory's row until it changes again, and then the next
+event's state before. That is most events (each captured exchange is one), and the copy was a
+sixth of the store. ``with_states`` fills such an event's state back in when history is read.
+
 Events are appended in batches by a background thread, at most ``FLUSH_SECONDS`` after the
 write they record (and at once when history is read or the store closes): a LanceDB commit
 per write would have made each write a fifth slower. A process killed in that window loses
@@ -23,7 +28,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import partial
@@ -203,14 +208,15 @@ class HistoryLog:
                 "source": event.source,
                 "note": event.note,
                 "before": None if event.before is None else json.dumps(event.before),
-                "after": None if event.after is None else json.dumps(event.after),
+                "after": None if event.before is None else _json(event.after),
             }
             for event in events
         ]
         self.table.add(pa.Table.from_pylist(rows, schema=SCHEMA))
 
     def events(self, memory_id: str) -> list[HistoryEvent]:
-        """Every event of one memory, oldest first."""
+        """Every event of one memory, oldest first, as stored: a memory written anew has no
+        state in its event (``with_states`` fills it in)."""
         self.flush()
         rows = self.table.search().where(f"memory_id = {quote(memory_id)}").limit(None).to_list()
         events = [
@@ -249,6 +255,25 @@ class HistoryLog:
         cutoff = (utc_now() - retention).strftime("%Y-%m-%d %H:%M:%S")
         self.table.delete(f"at < arrow_cast(timestamp '{cutoff}', '{UTC_MICROSECONDS}')")
         optimize_table(self.table, version_retention)
+
+
+def with_states(
+    events: Sequence[HistoryEvent], current: dict[str, Any] | None
+) -> list[HistoryEvent]:
+    """Events (oldest first) with the state of each memory written anew filled in: the state
+    before the event after it or, for the last, ``current`` (the memory's stored state). A
+    state that is kept nowhere any more (a memory since forgotten, its later events past
+    retention) stays None."""
+    filled = list(events)
+    for index, event in enumerate(filled):
+        if event.before is None and event.after is None:
+            later = filled[index + 1].before if index + 1 < len(filled) else current
+            filled[index] = replace(event, after=later)
+    return filled
+
+
+def _json(state: dict[str, Any] | None) -> str | None:
+    return None if state is None else json.dumps(state)
 
 
 def _close_at_exit(reference: weakref.ref[HistoryLog]) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import Memory, readable_importance, validate_memory_reference
 from openclaw_tinmem.store.conditional import commit_until_it_lands
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of, with_states
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Access
@@ -23,7 +23,8 @@ def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryE
         str, list[HistoryEvent]
     ] = {}  # a prefix is resolved among what the caller may read: others stay unseen
     for candidate in store.history.memory_ids_starting(reference):
-        events = store.history.events(candidate)
+        stored = store.get([candidate]).get(candidate)
+        events = with_states(store.history.events(candidate), state_of(stored))
         last = (events[-1].after or events[-1].before or {}) if events else {}
         if access.can_read(str(last.get("scope", ""))):
             readable[candidate] = events
@@ -62,7 +63,12 @@ def restore(
                 field="to",
             )
         state = chosen[0].after or chosen[0].before
-    assert state is not None  # every event holds a state before or after
+        if state is None:
+            raise InvalidArgumentError(
+                f"event {chosen[0].event_id} no longer has the memory's state: the memory is "
+                "gone and no later event kept it",
+                field="to",
+            )
     access.check_write(state["scope"], field="scope")
     importance = readable_importance(state.get("importance"))  # as an older version kept it
     memory = Memory.model_validate(

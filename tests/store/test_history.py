@@ -2,8 +2,11 @@
 
 import json
 
+import pytest
+
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category
@@ -116,3 +119,26 @@ def test_reembedding_is_recorded_and_the_service_offers_history_and_restore(
     ]
     service.forget(memory_id=memory.id)
     assert service.restore(memory.id).content == memory.content
+
+
+def test_a_memory_written_anew_is_kept_once_and_read_back_whole(service: MemoryService) -> None:
+    memory = service.remember("Deploys go out on Tuesdays", Category.PATTERNS).memory
+    (stored,) = service.store.history.events(memory.id)
+    assert stored.before is None and stored.after is None  # the row holds it: no copy
+    (created,) = service.history(memory.id)
+    assert created.after and created.after["content"] == "Deploys go out on Tuesdays"
+    service.update(memory.id, content="Deploys go out on Wednesdays")
+    created, updated = service.history(memory.id)
+    assert created.after == updated.before  # the first state, now kept by the update
+    assert created.after and created.after["content"] == "Deploys go out on Tuesdays"
+    assert service.restore(memory.id, to_event=created.event_id).content == created.after["content"]
+
+
+def test_a_state_kept_nowhere_is_a_clear_error(service: MemoryService) -> None:
+    memory = service.remember("The VPN endpoint is vpn.example.org", Category.ENTITIES).memory
+    service.store.delete([memory.id])  # gone without an event, as when one was lost
+    (created,) = service.history(memory.id)
+    assert created.after is None
+    with pytest.raises(InvalidArgumentError) as raised:
+        service.restore(memory.id, to_event=created.event_id)
+    assert raised.value.field == "to" and "no longer has the memory's state" in str(raised.value)
