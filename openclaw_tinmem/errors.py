@@ -141,7 +141,9 @@ def invalid_argument(
     if isinstance(wrapped, InvalidArgumentError):
         return InvalidArgumentError(prefix + wrapped.message, field=wrapped.field)
     kind = detail["type"]
-    if kind == "extra_forbidden":
+    if kind == "extra_forbidden" and len(location) > 1:  # inside a field: ``allowed`` is not its
+        message = f"unknown {noun} {quoted(path)}"
+    elif kind == "extra_forbidden":
         names = ", ".join(allowed)
         message = f"unknown {noun} {quoted(field)}" + (f"; allowed: {names}" if names else "")
     elif kind == "missing":

@@ -50,6 +50,8 @@ def test_openai_api_key_is_the_fallback(empty_config: Path) -> None:
     [
         ({"TINMEM_RECALL_LIMIT": "zero"}, "recall_limit"),
         ({"TINMEM_IMPORTANCE_WEIGHT": "3"}, "importance_weight"),
+        ({"TINMEM_CAPTURE_SCOPE": "agents"}, "capture_scope"),  # else every turn is dropped
+        ({"TINMEM_STORE_SCOPE": "custom:"}, "store_scope"),
     ],
 )
 def test_bad_values_name_the_option(
@@ -67,6 +69,21 @@ def test_unknown_option_and_missing_explicit_file_are_errors(tmp_path: Path) -> 
         load_settings(config, environ={})
     with pytest.raises(ConfigError, match="does not exist"):
         load_settings(tmp_path / "missing.toml", environ={})
+
+
+def test_a_config_file_names_itself_and_the_nested_option_it_got_wrong(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('agent_access = {"ops-*" = {read = ["*"], writ = ["{agent}"]}}\n')
+    with pytest.raises(ConfigError, match=r"unknown option 'agent_access\.ops-\*\.writ'"):
+        load_settings(config, environ={})
+    config.write_bytes(b'db_path = "\xff\xfe"\n')
+    with pytest.raises(ConfigError, match=f"config file {config} is not UTF-8 text"):
+        load_settings(config, environ={})
+    (check,) = diagnose(config)["checks"]
+    assert check["detail"].startswith(f"config file {config}")
+    config.write_text('capture_scope = "agents"\n')
+    (check,) = diagnose(config)["checks"]
+    assert not check["ok"] and check["detail"].startswith("capture_scope: ")  # once "config: "
 
 
 def test_rendered_config_file_loads_back_to_defaults(tmp_path: Path) -> None:

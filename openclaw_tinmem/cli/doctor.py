@@ -175,7 +175,8 @@ def diagnose(
     try:
         settings = load_settings(config_path, overrides=overrides)
     except TinmemError as error:
-        return {"checks": [_check("config", False, error.message)]}
+        message = error.message.removeprefix("config: ")  # the check's name says it
+        return {"checks": [_check("config", False, message)]}
     checks = [_check("config", True, f"loaded (db_path={settings.db_path})")]
     unknown = unknown_variables(dict(os.environ))
     if unknown:

@@ -57,6 +57,11 @@ def _read_file(path: Path, environ: dict[str, str]) -> dict[str, Any]:
             raw = tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"config file {path} is not valid TOML: {error}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "save it as UTF-8"
+        ) from None
     # A [tinmem] table is accepted so the options can live in a shared file.
     section = raw.get("tinmem", raw)
     if not isinstance(section, dict):

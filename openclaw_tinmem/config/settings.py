@@ -200,7 +200,7 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
         description="Rights of particular agents instead of read_scopes/write_scopes, by agent "
         'id or id pattern: {"ops-*": {"read": ["*"], "write": ["{agent}"]}}',
     )
-    store_scope: str = Field(
+    store_scope: ScopeSetting = Field(
         "global",
         description="Where memory_store writes when no scope is given: 'global' (the skill's "
         "default), 'agent', 'user', or a scope",
@@ -253,7 +253,7 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
     )
 
     # --- automatic capture (after each turn)
-    capture_scope: str = Field(
+    capture_scope: ScopeSetting = Field(
         "agent",
         description="Where captured memories go: 'agent' (agent:<id>), 'user' (user:<id>, "
         "falling back to agent), 'global', or an explicit scope",

@@ -8,9 +8,13 @@ outlives version pruning; events older than ``history_retention_days`` are remov
 upkeep.
 
 A memory written anew (created, imported or restored where nothing was stored) is not copied
-into its event: its state is the memory's row until it changes again, and then the next
-event's state before. That is most events (each captured exchange is one), and the copy was a
-sixth of the store. ``with_states`` fills such an event's state back in when history is read.
+into its event: the event keeps only its scope, ``updated_at`` and ``content_hash``, and the
+rest is the memory's row until it changes again, then the next event's state before. That is
+most events (each captured exchange is one), and the copy was a sixth of the store.
+``with_states`` fills such an event's state back in when history is read — only from a state
+with the same ``updated_at`` and ``content_hash`` (a change made with history off, or whose
+event was lost, does not pass for the state written); where none matches, the event says its
+state is not kept.
 
 Events are appended in batches by a background thread, at most ``FLUSH_SECONDS`` after the
 write they record (and at once when history is read or the store closes): a LanceDB commit
@@ -208,7 +212,7 @@ class HistoryLog:
                 "source": event.source,
                 "note": event.note,
                 "before": None if event.before is None else json.dumps(event.before),
-                "after": None if event.before is None else _json(event.after),
+                "after": _json(stored_after(event)),
             }
             for event in events
         ]
@@ -257,18 +261,43 @@ class HistoryLog:
         optimize_table(self.table, version_retention)
 
 
+WRITTEN_ANEW = frozenset({HistoryAction.CREATED, HistoryAction.IMPORTED, HistoryAction.RESTORED})
+# what an event of a memory written anew keeps of it: enough to recognise its state later
+# (only a change recorded with an event moves updated_at and content_hash; a scope rename
+# moves neither, so the scope is kept as it was)
+MARK_FIELDS = ("scope", "updated_at", "content_hash")
+NOT_KEPT = "its state is not kept: the memory changed without an event"
+
+
+def stored_after(event: HistoryEvent) -> dict[str, Any] | None:
+    """The state after an event as the table keeps it: a mark for a memory written anew."""
+    if event.after is not None and event.before is None and event.action in WRITTEN_ANEW:
+        return {name: event.after.get(name) for name in MARK_FIELDS}
+    return event.after
+
+
 def with_states(
     events: Sequence[HistoryEvent], current: dict[str, Any] | None
 ) -> list[HistoryEvent]:
-    """Events (oldest first) with the state of each memory written anew filled in: the state
-    before the event after it or, for the last, ``current`` (the memory's stored state). A
-    state that is kept nowhere any more (a memory since forgotten, its later events past
-    retention) stays None."""
+    """Events (oldest first) with the state of each memory written anew filled in from the
+    state that followed it — the next event's state before (or, for an event that changed
+    nothing, such as a re-embedding, its state after), else ``current``, the memory's stored
+    state — when that has the same ``updated_at`` and ``content_hash``, keeping the scope the
+    event recorded. Otherwise its state is None and its note says so."""
     filled = list(events)
     for index, event in enumerate(filled):
-        if event.before is None and event.after is None:
-            later = filled[index + 1].before if index + 1 < len(filled) else current
-            filled[index] = replace(event, after=later)
+        mark = event.after
+        if mark is None or "content" in mark:
+            continue  # a full state (or none: forgotten)
+        following = filled[index + 1] if index + 1 < len(filled) else None
+        state = current if following is None else (following.before or following.after)
+        if state is not None and all(
+            state.get(name) == mark.get(name) for name in ("updated_at", "content_hash")
+        ):
+            filled[index] = replace(event, after={**state, "scope": mark.get("scope")})
+        else:
+            note = f"{event.note}; {NOT_KEPT}" if event.note else NOT_KEPT
+            filled[index] = replace(event, after=None, note=note)
     return filled
 
 

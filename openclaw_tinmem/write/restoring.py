@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import Memory, readable_importance, validate_memory_reference
 from openclaw_tinmem.store.conditional import commit_until_it_lands
-from openclaw_tinmem.store.history import HistoryAction, HistoryEvent, state_of, with_states
+from openclaw_tinmem.store.history import (
+    NOT_KEPT,
+    HistoryAction,
+    HistoryEvent,
+    state_of,
+    with_states,
+)
 
 if TYPE_CHECKING:
     from openclaw_tinmem.access import Access
@@ -17,7 +23,8 @@ if TYPE_CHECKING:
 
 def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryEvent]:
     """Every change of a memory, oldest first — also of one that was forgotten — if the
-    caller may read the scope it was last in. The id may be a prefix of 8+ characters."""
+    caller may read the scope it is in (or, forgotten, was last in). The id may be a prefix
+    of 8+ characters."""
     reference = validate_memory_reference(memory_id)
     readable: dict[
         str, list[HistoryEvent]
@@ -26,7 +33,8 @@ def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryE
         stored = store.get([candidate]).get(candidate)
         events = with_states(store.history.events(candidate), state_of(stored))
         last = (events[-1].after or events[-1].before or {}) if events else {}
-        if access.can_read(str(last.get("scope", ""))):
+        scope = stored.scope if stored is not None else str(last.get("scope", ""))
+        if access.can_read(scope):
             readable[candidate] = events
     if not readable:
         raise NotFoundError(f"no history for memory {reference}", field="id")
@@ -47,7 +55,8 @@ def restore(
     Re-embedded, written under the write lock, and itself recorded as an event."""
     events = history(writer.store, access, memory_id)
     if to_event is None:
-        state = events[-1].before
+        changes = [event for event in events if event.action is not HistoryAction.REEMBEDDED]
+        state = changes[-1].before if changes else None
         if state is None:
             raise InvalidArgumentError(
                 "nothing to restore: the memory is as it was first written", field="id"
@@ -65,11 +74,13 @@ def restore(
         state = chosen[0].after or chosen[0].before
         if state is None:
             raise InvalidArgumentError(
-                f"event {chosen[0].event_id} no longer has the memory's state: the memory is "
-                "gone and no later event kept it",
+                f"event {chosen[0].event_id} has no state to restore ({NOT_KEPT})",
                 field="to",
             )
     access.check_write(state["scope"], field="scope")
+    present = writer.store.get([state["id"]]).get(state["id"])
+    if present is not None:  # it leaves the scope it is in now: that needs the right too
+        access.check_write(present.scope, field="scope")
     importance = readable_importance(state.get("importance"))  # as an older version kept it
     memory = Memory.model_validate(
         {**state, "importance": importance, "updated_at": writer.clock()}

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.errors import InvalidArgumentError
+from openclaw_tinmem.errors import AccessDeniedError, InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category
@@ -124,7 +124,7 @@ def test_reembedding_is_recorded_and_the_service_offers_history_and_restore(
 def test_a_memory_written_anew_is_kept_once_and_read_back_whole(service: MemoryService) -> None:
     memory = service.remember("Deploys go out on Tuesdays", Category.PATTERNS).memory
     (stored,) = service.store.history.events(memory.id)
-    assert stored.before is None and stored.after is None  # the row holds it: no copy
+    assert stored.after is not None and "content" not in stored.after  # the row holds it
     (created,) = service.history(memory.id)
     assert created.after and created.after["content"] == "Deploys go out on Tuesdays"
     service.update(memory.id, content="Deploys go out on Wednesdays")
@@ -134,11 +134,48 @@ def test_a_memory_written_anew_is_kept_once_and_read_back_whole(service: MemoryS
     assert service.restore(memory.id, to_event=created.event_id).content == created.after["content"]
 
 
-def test_a_state_kept_nowhere_is_a_clear_error(service: MemoryService) -> None:
-    memory = service.remember("The VPN endpoint is vpn.example.org", Category.ENTITIES).memory
-    service.store.delete([memory.id])  # gone without an event, as when one was lost
-    (created,) = service.history(memory.id)
-    assert created.after is None
+def test_a_reembedding_neither_hides_the_first_state_nor_blocks_undo(
+    service: MemoryService,
+) -> None:
+    from openclaw_tinmem.maintenance import reembed
+
+    memory = service.remember("The build server is ci-3", Category.ENTITIES).memory
+    reembed(service)
+    created, _ = service.history(memory.id)
+    assert created.after and created.after["content"] == "The build server is ci-3"
+    service.update(memory.id, content="The build server is ci-4")
+    reembed(service)
+    assert service.restore(memory.id).content == "The build server is ci-3"  # undoes the update
+
+
+def test_a_change_without_an_event_does_not_pass_for_the_first_state(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    service: MemoryService = make_service(settings)
+    memory = service.remember("The standup is at 09:30", Category.PATTERNS).memory
+    service.store.history.flush()
+    quiet: MemoryService = make_service(settings.model_copy(update={"history": False}))
+    quiet.update(memory.id, content="The standup is at 10:00")  # no event
+    (created,) = quiet.history(memory.id)
+    assert created.after is None and "not kept" in created.note
     with pytest.raises(InvalidArgumentError) as raised:
-        service.restore(memory.id, to_event=created.event_id)
-    assert raised.value.field == "to" and "no longer has the memory's state" in str(raised.value)
+        quiet.restore(memory.id, to_event=created.event_id)
+    assert raised.value.field == "to" and "no state to restore" in str(raised.value)
+    quiet.store.delete([memory.id])  # gone without an event, as when one was lost
+    (created,) = quiet.history(memory.id)
+    assert created.after is None
+
+
+def test_after_a_scope_rename_history_follows_the_memory(service: MemoryService) -> None:
+    memory = service.remember("Room 4 is on floor 2", Category.ENTITIES, scope="agent:c").memory
+    service.update(memory.id, content="Room 4 is on floor 3")
+    service.writer.rename_scope("agent:c", "agent:d")
+    old, new = Identity(agent_id="c"), Identity(agent_id="d")
+    with pytest.raises(NotFoundError):
+        service.history(memory.id, identity=old)
+    created, _ = service.history(memory.id, identity=new)
+    assert created.after and created.after["scope"] == "agent:c"  # as it was written
+    with pytest.raises(AccessDeniedError):  # d may not write agent:c, where it was before
+        service.restore(memory.id, identity=new)
+    assert service.get(memory.id).scope == "agent:d"
