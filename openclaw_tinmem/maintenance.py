@@ -250,7 +250,6 @@ def import_memories(
         batch = changed[start : start + batch_size]
         service.writer.put(
             batch,
-            stored,
             action=HistoryAction.IMPORTED,
             actor="administrator (import)",
             source="import",

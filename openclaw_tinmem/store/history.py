@@ -291,8 +291,10 @@ def with_states(
             continue  # a full state (or none: forgotten)
         following = filled[index + 1] if index + 1 < len(filled) else None
         state = current if following is None else (following.before or following.after)
-        if state is not None and all(
-            state.get(name) == mark.get(name) for name in ("updated_at", "content_hash")
+        if (
+            state is not None
+            and "content" in state
+            and all(state.get(name) == mark.get(name) for name in ("updated_at", "content_hash"))
         ):
             filled[index] = replace(event, after={**state, "scope": mark.get("scope")})
         else:

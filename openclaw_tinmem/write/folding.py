@@ -157,7 +157,6 @@ def fold_sessions(
         if memories:
             writer.put(
                 memories,
-                stored,
                 action=action,
                 actor=RETENTION.describe(),
                 source=f"folding ({RETENTION.via})",

@@ -84,10 +84,15 @@ def delete(
 ) -> ForgetOutcome:
     """Delete ``memories`` in one commit (nothing in a dry run); ``others`` are the candidates
     that were not chosen. ``purge`` prunes every older version of the table at once; the
-    history keeps what they said, so a forgotten memory can be restored."""
+    history keeps what they said, so a forgotten memory can be restored — as they are when
+    deleted, read again under the write lock (another writer may have changed one since it
+    was chosen; one already gone is not forgotten twice)."""
     if dry_run or not memories:
         return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
-    store.delete([memory.id for memory in memories])
+    with store.write_lock():
+        present = store.get([memory.id for memory in memories])
+        memories = [present[memory.id] for memory in memories if memory.id in present]
+        store.delete([memory.id for memory in memories])
     store.record(
         [
             HistoryEvent(

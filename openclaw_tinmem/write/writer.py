@@ -8,7 +8,7 @@ meanwhile) and falls back to the similarity rule when it no longer holds.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 from datetime import datetime
@@ -187,19 +187,17 @@ class MemoryWriter:
         return decisions
 
     def put(
-        self,
-        memories: Sequence[Memory],
-        before: Mapping[str, Memory],
-        *,
-        action: HistoryAction,
-        actor: str,
-        source: str,
+        self, memories: Sequence[Memory], *, action: HistoryAction, actor: str, source: str
     ) -> None:
         """Write these memories as they are, in one commit — embedded, their token vectors
         encoded — replacing any stored under their ids (an import: the file is the truth, no
-        merge rule), with a history event each from ``before`` (the stored ones)."""
+        merge rule), with a history event each from the one it replaced, read under the write
+        lock (another writer may have changed it since the caller looked)."""
         vectors = self.embedder.embed_documents([memory.content for memory in memories])
-        self.store.upsert(memories, vectors, self.late_interaction.encode(memories))
+        tokens = self.late_interaction.encode(memories)
+        with self.store.write_lock():
+            before = self.store.get([memory.id for memory in memories])
+            self.store.upsert(memories, vectors, tokens)
         self.store.record(
             [
                 HistoryEvent(

@@ -15,6 +15,7 @@ from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, Memory
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.write.dedup import LLMJudge
 from tests.embedders import InterceptedEmbedder
@@ -93,3 +94,17 @@ def test_a_guess_that_cannot_be_embedded_does_not_fail_the_write(
     first = merge_by_the_judge(service, fake_llm, written)
     expected = embedder.embed_documents([written])[0]
     assert float(stored_vector(service, first.id) @ expected) > 0.999
+
+
+def test_an_administrative_rewrite_keeps_the_state_it_replaced(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    first: MemoryService = make_service(settings)
+    second: MemoryService = make_service(settings)
+    memory = first.remember("The on-call phone is with Ana", Category.ENTITIES).memory
+    second.update(memory.id, content="The on-call phone is with Bruno")
+    rewritten = memory.model_copy(update={"content": "The on-call phone is with Carla"})
+    first.writer.put([rewritten], action=HistoryAction.IMPORTED, actor="test", source="import")
+    imported = first.history(memory.id)[-1]
+    assert imported.before and imported.before["content"] == "The on-call phone is with Bruno"
