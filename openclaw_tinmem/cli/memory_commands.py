@@ -343,12 +343,13 @@ def history(state: CliState, memory_id: str, as_json: bool) -> None:
         if as_json:
             emit_json(event.to_dict())
             continue
-        text = (event.after or event.before or {}).get("content", "")
+        text = " ".join(str((event.after or event.before or {}).get("content", "")).split())
+        note = " ".join(event.note.split())  # one line each, however many the content has
         say(
             f"{event.event_id[:8]}  {event.at:%Y-%m-%d %H:%M:%S}  {event.action.value:<9}"
             f"  {event.actor} via {event.source}"
         )
-        say(f"          {text[:100]}" + (f"  ({event.note[:80]})" if event.note else ""))
+        say(f"          {text[:100]}" + (f"  ({note[:80]})" if note else ""))
 
 
 @main.command()

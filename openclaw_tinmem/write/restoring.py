@@ -58,8 +58,11 @@ def restore(
         changes = [event for event in events if event.action is not HistoryAction.REEMBEDDED]
         state = changes[-1].before if changes else None
         if state is None:
+            last = changes[-1].action.value if changes else "created"
             raise InvalidArgumentError(
-                "nothing to restore: the memory is as it was first written", field="id"
+                f"nothing to restore: its last change ({last}) wrote it where nothing was; "
+                "give --to EVENT to bring back a state after an event",
+                field="id",
             )
     elif not isinstance(to_event, str) or not to_event.strip():
         raise InvalidArgumentError("to must be an event id or its first characters", field="to")

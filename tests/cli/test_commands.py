@@ -167,6 +167,15 @@ def test_search_list_update_forget_commands(run) -> None:  # type: ignore[no-unt
     assert run("forget", data["id"]).exit_code == 0
 
 
+def test_history_shows_each_event_in_two_lines_whatever_the_content(run) -> None:  # type: ignore[no-untyped-def]
+    stored = run("store", "Line one\nLine two\nLine three", "--category", "events", "--json")
+    memory_id = json.loads(stored.stdout)["id"]
+    run("update", memory_id, "--content", "Line one\nLine 2")
+    lines = run("history", memory_id).stdout.splitlines()
+    assert len(lines) == 4 and lines[1].strip() == "Line one Line two Line three"
+    assert lines[3].strip() == "Line one Line 2"
+
+
 def test_doctor_reports_no_llm_mode(run) -> None:  # type: ignore[no-untyped-def]
     result = run("doctor", "--json")
     assert result.exit_code == 0
