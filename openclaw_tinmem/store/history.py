@@ -33,7 +33,7 @@ import uuid
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from functools import partial
 from typing import Any
@@ -294,13 +294,30 @@ def with_states(
         if (
             state is not None
             and "content" in state
-            and all(state.get(name) == mark.get(name) for name in ("updated_at", "content_hash"))
+            and state.get("content_hash") == mark.get("content_hash")
+            and _instant(state.get("updated_at")) == _instant(mark.get("updated_at"))
         ):
             filled[index] = replace(event, after={**state, "scope": mark.get("scope")})
         else:
             note = f"{event.note}; {NOT_KEPT}" if event.note else NOT_KEPT
             filled[index] = replace(event, after=None, note=note)
     return filled
+
+
+def _instant(value: Any) -> datetime | None:
+    """A time as a state records it, in UTC (an imported one may carry another offset, or
+    none, where the store reads it back in UTC)."""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def last_scope(events: Sequence[HistoryEvent]) -> str:
+    """The scope a memory was in at its last event, as stored (a mark keeps it too)."""
+    last = (events[-1].after or events[-1].before or {}) if events else {}
+    return str(last.get("scope", ""))
 
 
 def _json(state: dict[str, Any] | None) -> str | None:

@@ -89,23 +89,23 @@ def delete(
     was chosen; one already gone is not forgotten twice)."""
     if dry_run or not memories:
         return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
-    with store.write_lock():
+    with store.write_lock():  # events stamped in the order their writes landed
         present = store.get([memory.id for memory in memories])
         memories = [present[memory.id] for memory in memories if memory.id in present]
         store.delete([memory.id for memory in memories])
-    store.record(
-        [
-            HistoryEvent(
-                memory.id,
-                HistoryAction.FORGOTTEN,
-                state_of(memory),
-                None,
-                actor=actor.describe(),
-                source=f"memory_forget ({actor.via})",
-            )
-            for memory in memories
-        ]
-    )
+        store.record(
+            [
+                HistoryEvent(
+                    memory.id,
+                    HistoryAction.FORGOTTEN,
+                    state_of(memory),
+                    None,
+                    actor=actor.describe(),
+                    source=f"memory_forget ({actor.via})",
+                )
+                for memory in memories
+            ]
+        )
     if purge:
         store.purge()
     return ForgetOutcome(memories, others, purged=purge)

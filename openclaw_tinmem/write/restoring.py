@@ -11,6 +11,7 @@ from openclaw_tinmem.store.history import (
     NOT_KEPT,
     HistoryAction,
     HistoryEvent,
+    last_scope,
     state_of,
     with_states,
 )
@@ -31,10 +32,9 @@ def history(store: MemoryStore, access: Access, memory_id: str) -> list[HistoryE
     ] = {}  # a prefix is resolved among what the caller may read: others stay unseen
     for candidate in store.history.memory_ids_starting(reference):
         stored = store.get([candidate]).get(candidate)
-        events = with_states(store.history.events(candidate), state_of(stored))
-        last = (events[-1].after or events[-1].before or {}) if events else {}
-        scope = stored.scope if stored is not None else str(last.get("scope", ""))
-        if access.can_read(scope):
+        recorded = store.history.events(candidate)
+        events = with_states(recorded, state_of(stored))
+        if access.can_read(stored.scope if stored is not None else last_scope(recorded)):
             readable[candidate] = events
     if not readable:
         raise NotFoundError(f"no history for memory {reference}", field="id")
@@ -58,10 +58,10 @@ def restore(
         changes = [event for event in events if event.action is not HistoryAction.REEMBEDDED]
         state = changes[-1].before if changes else None
         if state is None:
-            last = changes[-1].action.value if changes else "created"
+            last = f"its last change ({changes[-1].action.value})" if changes else "nothing"
             raise InvalidArgumentError(
-                f"nothing to restore: its last change ({last}) wrote it where nothing was; "
-                "give --to EVENT to bring back a state after an event",
+                f"nothing to restore: {last} had no state before it; give --to EVENT to "
+                "bring back the state after an event",
                 field="id",
             )
     elif not isinstance(to_event, str) or not to_event.strip():
@@ -80,13 +80,14 @@ def restore(
                 f"event {chosen[0].event_id} has no state to restore ({NOT_KEPT})",
                 field="to",
             )
-    access.check_write(state["scope"], field="scope")
     present = writer.store.get([state["id"]]).get(state["id"])
-    if present is not None:  # it leaves the scope it is in now: that needs the right too
-        access.check_write(present.scope, field="scope")
+    # a memory that is still stored stays in its scope (a scope rename is no change to undo);
+    # a forgotten one comes back where it was
+    scope = present.scope if present is not None else state["scope"]
+    access.check_write(scope, field="scope")
     importance = readable_importance(state.get("importance"))  # as an older version kept it
     memory = Memory.model_validate(
-        {**state, "importance": importance, "updated_at": writer.clock()}
+        {**state, "scope": scope, "importance": importance, "updated_at": writer.clock()}
     )
     vector = writer.embedder.embed_documents([memory.content])[0]
     tokens = writer.late_interaction.encode([memory])

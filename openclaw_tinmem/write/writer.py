@@ -195,22 +195,22 @@ class MemoryWriter:
         lock (another writer may have changed it since the caller looked)."""
         vectors = self.embedder.embed_documents([memory.content for memory in memories])
         tokens = self.late_interaction.encode(memories)
-        with self.store.write_lock():
+        with self.store.write_lock():  # events stamped in the order their writes landed
             before = self.store.get([memory.id for memory in memories])
             self.store.upsert(memories, vectors, tokens)
-        self.store.record(
-            [
-                HistoryEvent(
-                    memory.id,
-                    action,
-                    state_of(before.get(memory.id)),
-                    state_of(memory),
-                    actor=actor,
-                    source=source,
-                )
-                for memory in memories
-            ]
-        )
+            self.store.record(
+                [
+                    HistoryEvent(
+                        memory.id,
+                        action,
+                        state_of(before.get(memory.id)),
+                        state_of(memory),
+                        actor=actor,
+                        source=source,
+                    )
+                    for memory in memories
+                ]
+            )
 
     def landed(
         self,

@@ -176,6 +176,40 @@ def test_after_a_scope_rename_history_follows_the_memory(service: MemoryService)
         service.history(memory.id, identity=old)
     created, _ = service.history(memory.id, identity=new)
     assert created.after and created.after["scope"] == "agent:c"  # as it was written
-    with pytest.raises(AccessDeniedError):  # d may not write agent:c, where it was before
-        service.restore(memory.id, identity=new)
-    assert service.get(memory.id).scope == "agent:d"
+    with pytest.raises(NotFoundError):
+        service.restore(memory.id, identity=old)
+    restored = service.restore(memory.id, identity=new)  # undoes the update, not the rename
+    assert (restored.content, restored.scope) == ("Room 4 is on floor 2", "agent:d")
+    service.forget(memory_id=memory.id)
+    with pytest.raises(NotFoundError):  # forgotten, its history is where it was: agent:d
+        service.restore(memory.id, identity=old)
+    assert service.restore(memory.id, identity=new).scope == "agent:d"
+    service.forget(memory_id=memory.id)
+    first = service.history(memory.id)[0].event_id
+    with pytest.raises(AccessDeniedError):  # the state of that event is in agent:c
+        service.restore(memory.id, to_event=first, identity=new)
+
+
+def test_an_import_dated_in_another_offset_keeps_its_state(service: MemoryService) -> None:
+    line = {
+        "id": "6f1c2a4e-0b7d-4c55-9a0e-3d2b1f4e5a6c",
+        "content": "The lab moved to building 7",
+        "category": "events",
+        "created_at": "2024-05-01T10:00:00+02:00",
+        "updated_at": "2024-05-01T10:00:00+02:00",
+    }
+    import_memories(service, [json.dumps(line)])
+    (imported,) = service.history(line["id"])
+    assert imported.after and imported.after["content"] == "The lab moved to building 7"
+
+
+def test_the_owner_reads_the_history_of_a_memory_gone_without_an_event(
+    service: MemoryService,
+) -> None:
+    owner = Identity(agent_id="a")
+    memory = service.remember("Agent a's note", Category.EVENTS, scope="agent:a").memory
+    service.store.delete([memory.id])  # its forget event lost
+    (created,) = service.history(memory.id, identity=owner)
+    assert created.after is None and "not kept" in created.note
+    with pytest.raises(NotFoundError):
+        service.history(memory.id, identity=Identity(agent_id="b"))
