@@ -70,7 +70,8 @@ class Message:
     id: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "content", well_formed(self.content))
+        # a reply that is only a tool call has None; multimodal content is a list of parts
+        object.__setattr__(self, "content", well_formed(content_text(self.content)))
         for name in ("name", "id"):
             value = getattr(self, name)
             object.__setattr__(self, name, well_formed(str(value)) if value else None)
@@ -90,7 +91,7 @@ class Message:
     def from_dict(cls, data: dict[str, Any]) -> Message:
         return cls(
             role=data["role"],
-            content=str(data.get("content") or ""),
+            content=content_text(data.get("content")),
             name=data.get("name"),
             timestamp=data.get("timestamp"),
             id=data.get("id"),

@@ -3,6 +3,7 @@ the tag, and a validation error names its field (a lone surrogate, a NaN)."""
 
 import pytest
 
+from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import build_toolbox
@@ -26,3 +27,31 @@ def test_validation_errors_name_their_field(service: MemoryService) -> None:
     )
     assert nan.data["error"]["field"] == "importance"
     assert "finite" in nan.data["error"]["message"]
+
+
+def test_a_reply_without_text_or_with_parts_leaves_memory_working(settings: Settings) -> None:
+    from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
+    from openclaw_tinmem.plugin.host import Host, load_plugins
+
+    replies = iter(
+        [
+            Message("assistant", None),  # type: ignore[arg-type]  # only a tool call
+            Message("assistant", [{"type": "text", "text": "Got it."}, {"type": "image"}]),  # type: ignore[arg-type]
+            "Bruno is a fine name.",
+            "You work at Siemens.",
+        ]
+    )
+    plugin = TinmemPlugin(settings)
+    host = Host(load_plugins([plugin], entry_points=False), lambda messages, tools: next(replies))
+    session = host.start_session(agent_id="alpha", user_id="ana")
+    host.turn(session, "I work at Siemens in Munich.")
+    assert host.turn(session, "My dog is called Bruno.") == "Got it."
+    host.turn(session, "Noted?")
+    assert plugin.flush()
+    host.turn(session, "Where do I work?")
+    assert session.last_injected and "Siemens" in session.last_injected
+    assert (
+        Message.from_dict({"role": "user", "content": [{"type": "text", "text": "hi"}]}).content
+        == "hi"
+    )
+    plugin.close()
