@@ -53,6 +53,7 @@ class MatchKind(StrEnum):
 
 
 GLOBAL_SCOPE = "global"
+PERSONAL_SCOPE_PREFIXES = ("agent:", "user:")  # one agent's or user's own: not shared on purpose
 # the tag of an episode: an exchange kept as it was said (capture.episodes), never merged
 EPISODE_TAG = "episode"
 FOLDED_TAG = "folded-session"  # a session's expired episodes, folded into one (write.folding)

@@ -27,9 +27,7 @@ from dataclasses import dataclass
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext
-from openclaw_tinmem.models import Memory
-
-PERSONAL_SCOPE_PREFIXES = ("agent:", "user:")
+from openclaw_tinmem.models import PERSONAL_SCOPE_PREFIXES, Memory
 
 
 def is_group_session(session_key: str | None, patterns: Sequence[str]) -> bool:

@@ -20,6 +20,7 @@ from openclaw_tinmem.encoders.token_vectors import current
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
+    PERSONAL_SCOPE_PREFIXES,
     Action,
     Draft,
     Memory,
@@ -260,13 +261,15 @@ class MemoryWriter:
         stored = self.store.get([memory_id for memory_id, _ in ranked])
         trusted = memory.provenance.untrusted is None
         return [  # a fact is a duplicate of a fact, not of the exchange it was taken from;
-            # words of doubtful origin never merge into trusted ones (nor the other way)
+            # words of doubtful origin never merge into trusted ones (nor the other way), nor
+            # one user's words into another's
             Neighbour(stored[i], score)
             for i, score in ranked
             if i in stored
             and i != memory.id
             and EPISODE_TAG not in stored[i].tags
             and (stored[i].provenance.untrusted is None) == trusted
+            and same_audience(stored[i], memory)
         ]
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
@@ -284,7 +287,11 @@ class MemoryWriter:
             candidate.scope, candidate.category, candidate.content_hash
         )
         trusted = candidate.provenance.untrusted is None
-        if duplicate is not None and (duplicate.provenance.untrusted is None) == trusted:
+        if (
+            duplicate is not None
+            and (duplicate.provenance.untrusted is None) == trusted
+            and same_audience(duplicate, candidate)
+        ):
             return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
         if decision.target is not None:
             current = self._current(decision.target.id, batch)
@@ -361,3 +368,13 @@ class MemoryWriter:
         else:
             stored = self.late_interaction.stored([target], self.store).get(target.id)
         return stored if unchanged else self.late_interaction.appended(stored, candidate_tokens)
+
+
+def same_audience(stored: Memory, candidate: Memory) -> bool:
+    """Whether ``candidate`` may merge into (or be skipped as a duplicate of) ``stored``
+    without one user's words reaching another: in an agent's or a user's own scope, only
+    what the same user said (or no user), as automatic recall shows only those
+    (``recall.exposure``); in a shared scope, anything."""
+    return stored.provenance.user_id == candidate.provenance.user_id or not (
+        candidate.scope.startswith(PERSONAL_SCOPE_PREFIXES)
+    )

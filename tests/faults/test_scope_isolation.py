@@ -31,3 +31,30 @@ def test_agents_whose_ids_used_to_collide_see_only_their_own_captures(
     assert found == []
     again = host.start_session(agent_id=first)
     assert host.call_tool("memory_recall", {"query": "launch code"}, again).data["results"]
+
+
+def test_users_of_one_agent_never_get_each_others_facts_merged_or_skipped(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    ana = host.start_session(agent_id="main", user_id="ana")
+    bob = host.start_session(agent_id="main", user_id="bob")
+    host.turn(ana, "I am a nurse and I live in Lyon.")
+    assert plugin.flush()
+    host.turn(bob, "I am a pilot and I live in Oslo.")  # a profile fact: merged by the rule
+    host.turn(bob, "I am allergic to peanuts.")
+    assert plugin.flush()
+    host.turn(ana, "I am allergic to peanuts.")  # identical words, her own fact
+    assert plugin.flush()
+    host.turn(ana, "Where do I live and what is my job?")
+    assert ana.last_injected and "Lyon" in ana.last_injected and "Oslo" not in ana.last_injected
+    host.turn(bob, "Where do I live and what is my job?")
+    assert bob.last_injected and "Oslo" in bob.last_injected and "Lyon" not in bob.last_injected
+    allergies = [
+        memory.provenance.user_id
+        for memory in plugin.service.list_memories(limit=None)
+        if memory.content == "I am allergic to peanuts."
+    ]
+    assert sorted(allergies) == ["ana", "bob"]  # hers is not skipped as bob's duplicate
+    plugin.close()
