@@ -175,12 +175,19 @@ class Journal:
                 records.append(record)
         return sorted(records, key=lambda record: record.created_at)
 
-    def _set_aside(self, path: Path, reason: str) -> None:
+    def _set_aside(
+        self, path: Path, reason: str, said: str = "set aside a journal file that holds no turn"
+    ) -> None:
         try:
             path.replace(path.with_name(path.name + SET_ASIDE_SUFFIX))
         except OSError:
             return  # removed meanwhile, or a read-only journal: left where it is
-        logger.warning("set aside a journal file that holds no turn: %s", reason)
+        logger.warning("%s: %s", said, reason)
+
+    def set_aside_turn(self, turn_id: str, reason: str) -> None:
+        """Set aside a turn no path could capture (a file another writer made, with values
+        nothing accepts), so the turns behind it go on; ``set_aside`` lists it."""
+        self._set_aside(self._path(turn_id), reason, "set aside a turn that cannot be captured")
 
     def set_aside(self) -> list[Path]:
         """The turn files set aside as unreadable, for a person to look at."""

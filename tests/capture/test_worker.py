@@ -100,6 +100,25 @@ def test_replaying_a_processed_turn_creates_nothing(service: MemoryService, tmp_
     assert {outcome.memory.id for outcome in again} == {outcome.memory.id for outcome in first}
 
 
+def test_a_turn_no_path_can_capture_is_set_aside_and_the_rest_go_on(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    journal = Journal(tmp_path / "journal")
+    bad = TurnRecord(messages=[Message("user", "I prefer window seats.")], scope="global")
+    bad.source = "whatever"  # a file another writer made: a value no memory accepts
+    journal.write(bad)
+    good = TurnRecord(
+        messages=[Message("user", "I really prefer aisle seats on trains.")], scope="global"
+    )
+    journal.write(good)
+    settings = service.settings.model_copy(update={"capture_max_attempts": 1})
+    pipeline = CapturePipeline(service, RuleExtractor())
+    worker = CaptureWorker(journal, pipeline, CapturePipeline(service, RuleExtractor()), settings)
+    assert worker.run_once() == 1  # the good turn, although the bad one is older
+    assert journal.pending(due_only=False) == [] and len(journal.set_aside()) == 1
+    assert any("aisle" in memory.content for memory in service.list_memories(limit=None))
+
+
 CHILD = textwrap.dedent(
     """
     import sys, time
