@@ -79,11 +79,17 @@ def classify(sentence: str) -> CaptureRule | None:
 
 
 def extract_by_rules(user_text: str) -> list[Draft]:
-    """Memorable statements in one user message."""
+    """Memorable statements in one user message, each once (a sentence repeated, as a pasted
+    or looping message repeats it, is one statement, not one write and merge per copy)."""
     candidates: list[Draft] = []
+    seen: set[str] = set()
     for sentence in split_sentences(user_text):
         if sentence.endswith("?") or len(sentence.split()) < MIN_SENTENCE_WORDS:
             continue
+        key = " ".join(sentence.casefold().split())
+        if key in seen:
+            continue
+        seen.add(key)
         explicit = _REMEMBER.match(sentence)
         if explicit:
             body = explicit.group(1).strip()

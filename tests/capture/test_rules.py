@@ -30,3 +30,8 @@ def test_what_the_user_cannot_or_will_not_eat_is_a_preference_however_it_is_said
         assert _categories(text) == [Category.PREFERENCES], text
     (found,) = extract_by_rules("Please remember that I am allergic to peanuts.")
     assert found.category is Category.PREFERENCES and found.content == "I am allergic to peanuts."
+
+
+def test_a_sentence_repeated_is_one_statement() -> None:
+    drafts = extract_by_rules("I work at ACME. " * 50 + "I work at  acme. I live in Porto.")
+    assert [draft.content for draft in drafts] == ["I work at ACME.", "I live in Porto."]
