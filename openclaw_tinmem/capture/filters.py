@@ -32,15 +32,24 @@ class CaptureCounts:
     """Named counters shared by every process that captures into one journal."""
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / COUNTS_FILE
-        with self._connect() as connection:
+        try:  # statistics: a journal that cannot take them must not stop capture
+            directory.mkdir(parents=True, exist_ok=True)
+            with self._connect():
+                pass
+        except (OSError, sqlite3.Error) as error:
+            logger.warning("capture counts cannot be kept in %s: %s", self.path, error)
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
+        try:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS counts (name TEXT PRIMARY KEY, value INTEGER NOT NULL)"
             )
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
+        except sqlite3.Error:
+            connection.close()
+            raise
+        return connection
 
     def add(self, name: str, amount: int = 1) -> None:
         if amount <= 0:

@@ -152,3 +152,20 @@ def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
     assert plugin.flush()
     found = plugin.service.recall("What is my favourite colour?", limit=5)
     assert any("teal" in hit.memory.content for hit in found)
+
+
+def test_a_journal_that_cannot_keep_capture_counts_still_captures(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from openclaw_tinmem.capture.filters import COUNTS_FILE
+
+    journal = tmp_path / "journal"
+    (journal / COUNTS_FILE).mkdir(parents=True)  # no database can be opened there
+    plugin = TinmemPlugin(settings.model_copy(update={"journal_path": str(journal)}))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="alpha")
+    host.turn(session, "I really prefer aisle seats on long flights.")
+    assert plugin.flush()
+    found = host.call_tool("memory_recall", {"query": "aisle seats"}, session).data["results"]
+    assert found
+    plugin.close()
