@@ -72,6 +72,28 @@ POSITIVES: tuple[tuple[str, str], ...] = (
     ("postgres://admin:Sup3rS3cret@db.internal:5432/app", "Sup3rS3cret"),
     ("Server=tcp:db.acme.net;Database=app;User Id=sa;Password=Pa55w0rd!;", "Pa55w0rd!"),
     ("mongodb+srv://svc:m0ng0pass@cluster0.example.net/test", "m0ng0pass"),
+    ("stripe key sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("rk_test_51HxYzAbCdEfGhIjKlMnOpQrSt for the webhook", "51HxYzAbCdEfGhIjKlMnOpQrSt"),
+    ("HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+    ("gitlab: glpat-xY7zA1b2C3d4E5f6G7h8", "xY7zA1b2C3d4E5f6G7h8"),
+    (
+        "//registry.npmjs.org/:_authToken=npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
+        "aB3dE5fG7hI9jK1l",
+    ),
+    ("SG.aBcDeFgHiJkLmNoPqRsT.uVwXyZ0123456789aBcDeFgHiJkLmNoPqRs", "uVwXyZ0123456789aBcD"),
+    (
+        "bot token 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
+        "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
+    ),
+    (
+        "post to https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/aBcDeFgHiJkLmNoPqRsTuVwX",
+        "aBcDeFgHiJkLmNoPqRsTuVwX",
+    ),
+    ("https://discord.com/api/webhooks/112233445566778899/aBc-DeF_gHiJkL", "aBc-DeF_gHiJkL"),
+    ("curl -H 'Authorization: Basic YWRtaW46czNjcjN0UGFzcw=='", "YWRtaW46czNjcjN0UGFzcw"),
+    ("the wifi code is SunnyDay42", "SunnyDay42"),
+    ("my passcode is 739201", "739201"),
+    ("mein Passwort ist Geheim123", "Geheim123"),
 )
 
 NEGATIVES: tuple[str, ...] = (
@@ -89,4 +111,7 @@ NEGATIVES: tuple[str, ...] = (
     "ISBN 978-0-306-40615-7 is the edition I have.",
     "Caroline went to the LGBTQ support group on 7 May 2023.",
     "The train leaves at 10:45 from platform 3.",
+    "We need a basic authorization flow for the admin pages.",
+    "The door code is on the sticky note, ask Priya.",
+    "Our code is reviewed before every merge.",
 )

@@ -4,13 +4,16 @@ It runs on every turn before the turn is journalled (so neither the journal nor 
 sees a secret) and on every write path (capture, ``memory_store``, ``memory_update``, merges,
 imports). Detectors, most specific first:
 
-- provider keys by their shape: OpenAI/Anthropic ``sk-…``, AWS access key ids, GitHub and
-  Slack tokens, Google API keys and OAuth client secrets, JWTs, bearer tokens;
+- provider keys by their shape: OpenAI/Anthropic ``sk-…``, AWS access key ids, GitHub, GitLab
+  and Slack tokens, Google API keys and OAuth client secrets, Stripe, Hugging Face, npm and
+  SendGrid keys, Telegram bot tokens, JWTs, bearer tokens, HTTP basic credentials, Slack and
+  Discord webhook addresses;
 - PEM private keys, with or without their END line (a pasted key cut short is still a key);
 - credentials in URLs (``scheme://user:password@host``), Azure SAS signatures (``sig=…``);
 - assignments to a secret-sounding name in any case — ``password``, ``passwd``, ``pwd``,
-  ``pw``, ``passphrase``, ``secret``, ``api key``, ``token``, ``access key``, ``client
-  secret``, ``aws_secret_access_key``, and in connection strings ``Password=``,
+  ``pw``, ``passphrase``, ``passcode``, ``passwort``, a wifi, door, gate, alarm or safe
+  ``code``, ``secret``, ``api key``, ``token``, ``access key``, ``client secret``,
+  ``aws_secret_access_key``, and in connection strings ``Password=``,
   ``AccountKey=``, ``SharedAccessKey=`` — also when the name was cut to its end
   (``ssword:``);
 - card numbers: 13–19 digits (spaces or dashes allowed) that pass the Luhn check.
@@ -46,20 +49,52 @@ DETECTORS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"), ("bearer",)),
     (re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s@/]+@"), ("://",)),  # URL credentials
     (re.compile(r"(?i)(?<=[?&]sig=)[A-Za-z0-9%+/=]{16,}"), ("sig=",)),  # Azure SAS signatures
+    (
+        re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    ),  # Stripe secret and restricted keys
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), ("hf_",)),  # Hugging Face
+    (re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), ("glpat-",)),  # GitLab
+    (re.compile(r"\bnpm_[A-Za-z0-9]{36}"), ("npm_",)),  # npm
+    (re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), ("sg.",)),  # SendGrid
+    (re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}"), (":aa",)),  # Telegram bot tokens
+    (  # Slack and Discord webhooks: whoever has the address may post
+        re.compile(
+            r"(?i)\bhttps?://(?:hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"
+            r"|(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]+)"
+        ),
+        ("hooks.slack.com", "/api/webhooks/"),
+    ),
+    (
+        re.compile(r"(?i)(?<=authorization:)\s*basic\s+[A-Za-z0-9+/]{8,}={0,2}"),
+        ("authorization:",),
+    ),  # HTTP basic credentials
 )
 _SECRET_NAME = (
     r"aws_secret_access_key|aws[_\- ]?secret(?:[_\- ]?key)?|client[_\- ]?secret"
     r"|api[_\- ]?key|access[_\- ]?key|secret[_\- ]?key|private[_\- ]?key"
     r"|accountkey|sharedaccesskey|shared_access_key"  # Azure connection strings
-    r"|passphrase|passwords?|passwd|pwd|pw|pin|secret|token"
+    r"|passphrase|passwords?|passwd|pwd|pw|pin|secret|token|passcode|passwort|kennwort"
+    r"|(?:wi-?fi|door|gate|alarm|safe)[_\- ]?code"
     r"|[a-z]*ssword|[a-z]*sswd"  # a keyword cut at its start: "...ssword: hunter2"
 )
 _ASSIGNED_SECRET = re.compile(
-    rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
+    rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:ist|is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
 )
 # Every secret name above, case-folded, contains one of these (tests/test_redaction.py
 # generates matches of every detector to check its strings).
-_SECRET_NAME_PARTS = ("secret", "key", "ssword", "sswd", "passphrase", "pw", "pin", "token")
+_SECRET_NAME_PARTS = (
+    "secret",
+    "key",
+    "ssword",
+    "sswd",
+    "passphrase",
+    "pw",
+    "pin",
+    "token",
+    "code",
+    "wort",
+)
 CARD_MIN_DIGITS = 13
 _CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])")
 
