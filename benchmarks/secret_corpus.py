@@ -92,6 +92,7 @@ POSITIVES: tuple[tuple[str, str], ...] = (
     ("https://discord.com/api/webhooks/112233445566778899/aBc-DeF_gHiJkL", "aBc-DeF_gHiJkL"),
     ("curl -H 'Authorization: Basic YWRtaW46czNjcjN0UGFzcw=='", "YWRtaW46czNjcjN0UGFzcw"),
     ("the wifi code is SunnyDay42", "SunnyDay42"),
+    ("the door code is 4711#", "4711#"),
     ("my passcode is 739201", "739201"),
     ("mein Passwort ist Geheim123", "Geheim123"),
 )
@@ -114,4 +115,11 @@ NEGATIVES: tuple[str, ...] = (
     "We need a basic authorization flow for the admin pages.",
     "The door code is on the sticky note, ask Priya.",
     "Our code is reviewed before every merge.",
+    "Thread-safe code is easier to reason about.",
+    "The safe code is something we discussed",
+    "Writing type-safe code: always annotate",
+    "The door code is written on the sticky note.",
+    "The alarm code is broken again",
+    "The passcode is expired",
+    "the wifi code istanbul",
 )

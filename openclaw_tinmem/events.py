@@ -16,11 +16,15 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 
 def content_text(content: Any) -> str:
-    """The text of a message's content as hosts send it: a string, or a list of parts (text
-    parts as ``{"type": "text", "text": ...}`` dicts or plain strings); other parts are left
-    out."""
+    """The text of a message's content as hosts send it: a string, a number, or a list of
+    parts (text parts as ``{"type": "text", "text": ...}`` dicts or plain strings) or one such
+    part; other parts, and None, are left out."""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict):  # one part on its own
+        content = [content]
+    if isinstance(content, int | float) and not isinstance(content, bool):
+        return str(content)
     if not isinstance(content, list):
         return ""
     parts = [part.get("text", "") if isinstance(part, dict) else part for part in content]

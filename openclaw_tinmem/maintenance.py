@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
+import sqlite3
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,6 +37,7 @@ from openclaw_tinmem.text import is_well_formed, quoted
 from openclaw_tinmem.write import reembedding
 from openclaw_tinmem.write.trust import with_trust
 
+logger = logging.getLogger("openclaw_tinmem")
 Progress = Callable[[int], None]
 IMPORT_NAMESPACE = uuid.UUID("6f0c5d1e-8f7a-4d2b-9c3e-2a1b0c9d8e7f")
 
@@ -306,7 +309,11 @@ def capture_counts(settings: Settings) -> dict[str, int]:
     directory = settings.resolved_journal_path()
     if not (directory / COUNTS_FILE).exists():
         return {}
-    return CaptureCounts(directory).read()
+    try:
+        return CaptureCounts(directory).read()
+    except sqlite3.Error as error:  # statistics: their loss is a warning, not a failed check
+        logger.warning("capture counts in %s cannot be read: %s", directory / COUNTS_FILE, error)
+        return {}
 
 
 def table_health(store: MemoryStore) -> dict[str, int]:

@@ -11,9 +11,9 @@ imports). Detectors, most specific first:
 - PEM private keys, with or without their END line (a pasted key cut short is still a key);
 - credentials in URLs (``scheme://user:password@host``), Azure SAS signatures (``sig=…``);
 - assignments to a secret-sounding name in any case — ``password``, ``passwd``, ``pwd``,
-  ``pw``, ``passphrase``, ``passcode``, ``passwort``, a wifi, door, gate, alarm or safe
-  ``code``, ``secret``, ``api key``, ``token``, ``access key``, ``client secret``,
-  ``aws_secret_access_key``, and in connection strings ``Password=``,
+  ``pw``, ``passphrase``, ``passwort``, ``secret``, ``api key``, ``token``, ``access key``,
+  ``client secret``, ``aws_secret_access_key``, a ``passcode`` or a wifi, door, gate, alarm
+  or safe ``code`` whose value has a digit, and in connection strings ``Password=``,
   ``AccountKey=``, ``SharedAccessKey=`` — also when the name was cut to its end
   (``ssword:``);
 - card numbers: 13–19 digits (spaces or dashes allowed) that pass the Luhn check.
@@ -74,13 +74,18 @@ _SECRET_NAME = (
     r"aws_secret_access_key|aws[_\- ]?secret(?:[_\- ]?key)?|client[_\- ]?secret"
     r"|api[_\- ]?key|access[_\- ]?key|secret[_\- ]?key|private[_\- ]?key"
     r"|accountkey|sharedaccesskey|shared_access_key"  # Azure connection strings
-    r"|passphrase|passwords?|passwd|pwd|pw|pin|secret|token|passcode|passwort|kennwort"
-    r"|(?:wi-?fi|door|gate|alarm|safe)[_\- ]?code"
+    r"|passphrase|passwords?|passwd|pwd|pw|pin|secret|token|passwort|kennwort"
     r"|[a-z]*ssword|[a-z]*sswd"  # a keyword cut at its start: "...ssword: hunter2"
 )
 _ASSIGNED_SECRET = re.compile(
-    rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:ist|is|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
+    rf"(?i)(?<![A-Za-z])({_SECRET_NAME})(\s*(?:(?:ist|is)\b|=|:|->|=>)\s*)([\"']?)([^\s\"',;]{{4,}})\3"
 )
+# a code is a secret when its value has a digit: "the door code is 4711", not "is broken"
+_ASSIGNED_CODE = re.compile(
+    r"(?i)(?<![A-Za-z\-])(passcode|(?:wi-?fi|door|gate|alarm|safe)[_\- ]?code)"
+    r"(\s*(?:is\b|=|:)\s*)([\"']?)((?=[^\s\"',;]*\d)[^\s\"',;]{4,})\3"
+)
+_CODE_NAMES = ("passcode", "wifi", "wi-fi", "door", "gate", "alarm", "safe")
 # Every secret name above, case-folded, contains one of these (tests/test_redaction.py
 # generates matches of every detector to check its strings).
 _SECRET_NAME_PARTS = (
@@ -92,8 +97,8 @@ _SECRET_NAME_PARTS = (
     "pw",
     "pin",
     "token",
-    "code",
-    "wort",
+    "passwort",
+    "kennwort",
 )
 CARD_MIN_DIGITS = 13
 _CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])")
@@ -130,6 +135,8 @@ def secret_values(text: str) -> set[str]:
             values.update(match.group(0) for match in pattern.finditer(text))
     if any(part in folded for part in _SECRET_NAME_PARTS):
         values.update(match.group(4) for match in _ASSIGNED_SECRET.finditer(text))
+    if "code" in folded and any(name in folded for name in _CODE_NAMES):
+        values.update(match.group(4) for match in _ASSIGNED_CODE.finditer(text))
     values.update(m.group(0) for m in _CARD_CANDIDATE.finditer(text) if _card(m) == REDACTED)
     return {value.strip() for value in values if len(value.strip()) >= MIN_REPEATED_SECRET}
 
@@ -177,6 +184,11 @@ def count_redactions(text: str) -> tuple[str, int]:
             count += found
     if any(part in folded for part in _SECRET_NAME_PARTS):
         text, found = _ASSIGNED_SECRET.subn(
+            lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
+        )
+        count += found
+    if "code" in folded and any(name in folded for name in _CODE_NAMES):
+        text, found = _ASSIGNED_CODE.subn(
             lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
         )
         count += found

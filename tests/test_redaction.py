@@ -17,7 +17,9 @@ from openclaw_tinmem.events import AgentEndEvent, HookContext, Message
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.redaction import (
+    _ASSIGNED_CODE,
     _ASSIGNED_SECRET,
+    _CODE_NAMES,
     _SECRET_NAME_PARTS,
     DETECTORS,
     REDACTED,
@@ -67,7 +69,7 @@ def test_secrets_in_unusual_letters_or_digits_are_still_redacted(text: str, secr
 
 @pytest.mark.parametrize(
     ("pattern", "needles"),
-    [*DETECTORS, (_ASSIGNED_SECRET, _SECRET_NAME_PARTS)],
+    [*DETECTORS, (_ASSIGNED_SECRET, _SECRET_NAME_PARTS), (_ASSIGNED_CODE, _CODE_NAMES)],
     ids=lambda value: value.pattern[:24] if hasattr(value, "pattern") else "",
 )
 def test_every_text_a_detector_matches_holds_one_of_its_strings(

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.events import HookContext, Message
-from openclaw_tinmem.models import utc_now
+from openclaw_tinmem.models import Source, utc_now
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +98,10 @@ def read_record(path: Path) -> TurnRecord:
             record.next_attempt_at = _aware(record.next_attempt_at)
         if not isinstance(record.attempts, int) or not isinstance(record.scope, str):
             raise TypeError("attempts must be a number and scope a string")
+        Source(record.source)  # ValueError: a source no memory can have
+        for name, value in record.ctx.to_dict().items():
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"context {name} must be text")
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise UnreadableRecord(f"{path.name}: {type(error).__name__}: {error}") from None
     return record
@@ -175,19 +179,12 @@ class Journal:
                 records.append(record)
         return sorted(records, key=lambda record: record.created_at)
 
-    def _set_aside(
-        self, path: Path, reason: str, said: str = "set aside a journal file that holds no turn"
-    ) -> None:
+    def _set_aside(self, path: Path, reason: str) -> None:
         try:
             path.replace(path.with_name(path.name + SET_ASIDE_SUFFIX))
         except OSError:
             return  # removed meanwhile, or a read-only journal: left where it is
-        logger.warning("%s: %s", said, reason)
-
-    def set_aside_turn(self, turn_id: str, reason: str) -> None:
-        """Set aside a turn no path could capture (a file another writer made, with values
-        nothing accepts), so the turns behind it go on; ``set_aside`` lists it."""
-        self._set_aside(self._path(turn_id), reason, "set aside a turn that cannot be captured")
+        logger.warning("set aside a journal file that holds no turn: %s", reason)
 
     def set_aside(self) -> list[Path]:
         """The turn files set aside as unreadable, for a person to look at."""

@@ -17,7 +17,7 @@ from filelock import FileLock, Timeout
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline, CaptureReport
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.errors import ModelError, StoreError, describe_failure
+from openclaw_tinmem.errors import describe_failure
 from openclaw_tinmem.models import WriteOutcome
 from openclaw_tinmem.process.priority import yield_to_the_host
 
@@ -226,17 +226,16 @@ class CaptureWorker:
             self.journal.record_failure(record, message)
             try:
                 outcomes = self.fallback.process(record)
-            except (StoreError, ModelError, OSError) as failure:  # nothing can be written now
+            except Exception as failure:  # the store cannot take it now (a full disk): kept
+                # (a file that is no turn was set aside when read); the turns behind it go on
                 delay = self.settings.capture_retry_seconds * 2 ** min(record.attempts, 10)
-                self.journal.defer(record, describe_failure(failure), delay)
-                return 0  # kept; the turns behind it go on
-            except Exception as failure:  # the turn itself cannot be captured (a bad file)
                 logger.error(
-                    "turn %s cannot be captured (%s); its journal file is set aside",
+                    "turn %s could not be captured by the rules either (%s); retry in %.0fs",
                     record.id,
                     describe_failure(failure),
+                    delay,
                 )
-                self.journal.set_aside_turn(record.id, describe_failure(failure))
+                self.journal.defer(record, describe_failure(failure), delay)
                 return 0
             self.reports.append(CaptureReport(record.id, outcomes, used_fallback=True))
         else:

@@ -212,16 +212,17 @@ class Snapshot:
             if memory_id.startswith(prefix) and position < self.size and self.alive[position]
         ]
 
-    def find_hash(self, scope: str, category: str, digest: str) -> str | None:
-        """The id of a live memory in ``scope`` and ``category`` with this content hash."""
+    def find_hash(self, scope: str, category: str, digest: str) -> list[str]:
+        """The ids of the live memories in ``scope`` and ``category`` with this content hash."""
         matches = pc.equal(self.records.column("content_hash"), digest).to_numpy(
             zero_copy_only=False
         )
+        found = []
         for position in np.flatnonzero(matches[: self.size] & self.alive):
             row = self.records.slice(int(position), 1).to_pylist()[0]
             if row["scope"] == scope and row["category"] == category:
-                return str(row["id"])
-        return None
+                found.append(str(row["id"]))
+        return found
 
     def _mask(self, codes: IntArray, values: Sequence[str] | None) -> BoolArray | None:
         if not values:

@@ -187,10 +187,10 @@ class MemoryStore:
         rows = self.reader.rows(columns, where, version=self.current_version())
         return [row for row in rows if row["token_vectors"]]
 
-    def find_by_hash(self, scope: str, category: Category, digest: str) -> Memory | None:
-        """A memory in ``scope`` and ``category`` whose content has this hash, if any."""
-        memory_id = self.snapshot().find_hash(scope, Category(category).value, digest)
-        return self.get([memory_id]).get(memory_id) if memory_id else None
+    def find_by_hash(self, scope: str, category: Category, digest: str) -> list[Memory]:
+        """The memories in ``scope`` and ``category`` whose content has this hash."""
+        memory_ids = self.snapshot().find_hash(scope, Category(category).value, digest)
+        return list(self.get(memory_ids).values()) if memory_ids else []
 
     def list_memories(
         self,

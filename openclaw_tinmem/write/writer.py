@@ -48,6 +48,7 @@ from openclaw_tinmem.write.retention import expire_episodes
 logger = logging.getLogger("openclaw_tinmem")
 
 NEIGHBOURS_FOR_DEDUP = 5
+NEIGHBOURS_SEARCHED_FACTOR = 4
 
 
 def _memory_id(outcome: WriteOutcome | None) -> str | None:
@@ -255,8 +256,11 @@ class MemoryWriter:
     def neighbours(self, vector: Vector, memory: Memory) -> list[Neighbour]:
         if EPISODE_TAG in memory.tags:
             return []  # an exchange as it was said: appended, never merged or judged
-        ranked = self.store.vector_search(
-            vector, NEIGHBOURS_FOR_DEDUP, scopes=[memory.scope], categories=[memory.category]
+        ranked = self.store.vector_search(  # more than needed: another user's are passed over
+            vector,
+            NEIGHBOURS_FOR_DEDUP * NEIGHBOURS_SEARCHED_FACTOR,
+            scopes=[memory.scope],
+            categories=[memory.category],
         )
         stored = self.store.get([memory_id for memory_id, _ in ranked])
         trusted = memory.provenance.untrusted is None
@@ -270,7 +274,7 @@ class MemoryWriter:
             and EPISODE_TAG not in stored[i].tags
             and (stored[i].provenance.untrusted is None) == trusted
             and same_audience(stored[i], memory)
-        ]
+        ][:NEIGHBOURS_FOR_DEDUP]
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
         """A memory as it is now: written earlier in this batch, or in the store."""
@@ -283,15 +287,22 @@ class MemoryWriter:
         existing = self._current(candidate.id, batch)
         if existing is not None:  # a replayed capture: already written
             return WriteOutcome(Action.SKIPPED, existing, existing.id, "already written")
-        duplicate = batch.find_hash(candidate) or self.store.find_by_hash(
-            candidate.scope, candidate.category, candidate.content_hash
-        )
+        identical = [
+            batch.find_hash(candidate),
+            *self.store.find_by_hash(candidate.scope, candidate.category, candidate.content_hash),
+        ]
         trusted = candidate.provenance.untrusted is None
-        if (
-            duplicate is not None
-            and (duplicate.provenance.untrusted is None) == trusted
-            and same_audience(duplicate, candidate)
-        ):
+        duplicate = next(
+            (
+                memory
+                for memory in identical
+                if memory is not None
+                and (memory.provenance.untrusted is None) == trusted
+                and shown_to_everyone_it_was_for(memory, candidate)
+            ),
+            None,
+        )
+        if duplicate is not None:
             return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
         if decision.target is not None:
             current = self._current(decision.target.id, batch)
@@ -371,10 +382,18 @@ class MemoryWriter:
 
 
 def same_audience(stored: Memory, candidate: Memory) -> bool:
-    """Whether ``candidate`` may merge into (or be skipped as a duplicate of) ``stored``
-    without one user's words reaching another: in an agent's or a user's own scope, only
-    what the same user said (or no user), as automatic recall shows only those
-    (``recall.exposure``); in a shared scope, anything."""
+    """Whether ``candidate`` may merge into ``stored`` (which keeps its provenance) without
+    one user's words reaching another, or hiding them from whom they were for: in an agent's
+    or a user's own scope, only what the same user said (both no user, too), as automatic
+    recall shows another user's words to nobody else (``recall.exposure``); in a shared
+    scope, anything."""
     return stored.provenance.user_id == candidate.provenance.user_id or not (
         candidate.scope.startswith(PERSONAL_SCOPE_PREFIXES)
     )
+
+
+def shown_to_everyone_it_was_for(stored: Memory, candidate: Memory) -> bool:
+    """Whether ``candidate`` may be skipped as a duplicate of identical ``stored`` words:
+    when ``stored`` is shown to at least those ``candidate`` would be — the same user's, or
+    written for no user in particular (an agent stored it)."""
+    return stored.provenance.user_id is None or same_audience(stored, candidate)

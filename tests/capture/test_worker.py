@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,35 @@ def test_a_turn_no_path_can_capture_is_set_aside_and_the_rest_go_on(
     assert worker.run_once() == 1  # the good turn, although the bad one is older
     assert journal.pending(due_only=False) == [] and len(journal.set_aside()) == 1
     assert any("aisle" in memory.content for memory in service.list_memories(limit=None))
+
+
+class StoreThatCannotWrite:
+    """A capture path failing as LanceDB does on a full disk (a RuntimeError), injected."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    def process(self, record: TurnRecord) -> list[WriteOutcome]:
+        raise RuntimeError("lance error: LanceError(IO): No space left on device (os error 28)")
+
+
+def test_a_turn_the_store_cannot_take_now_is_kept_and_retried(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    journal = Journal(tmp_path / "journal")
+    turn = TurnRecord(messages=[Message("user", "I prefer the night train.")], scope="global")
+    journal.write(turn)
+    settings = service.settings.model_copy(update={"capture_max_attempts": 1})
+    failing = StoreThatCannotWrite(service)
+    worker = CaptureWorker(journal, failing, failing, settings)  # type: ignore[arg-type]
+    assert worker.run_once() == 0
+    (kept,) = journal.pending(due_only=False)
+    assert kept.id == turn.id and journal.set_aside() == [] and kept.attempts >= 1
+    pipeline = CapturePipeline(service, RuleExtractor())
+    later = CaptureWorker(journal, pipeline, pipeline, service.settings)
+    assert later.run_once() == 0  # not due yet: it waits for its retry time
+    journal.write(replace(kept, next_attempt_at=None))  # the disk has room again; due now
+    assert later.run_once() == 1 and journal.pending(due_only=False) == []
 
 
 CHILD = textwrap.dedent(

@@ -158,6 +158,7 @@ def test_a_journal_that_cannot_keep_capture_counts_still_captures(
     settings: Settings, tmp_path: Path
 ) -> None:
     from openclaw_tinmem.capture.filters import COUNTS_FILE
+    from openclaw_tinmem.maintenance import capture_counts
 
     journal = tmp_path / "journal"
     (journal / COUNTS_FILE).mkdir(parents=True)  # no database can be opened there
@@ -168,4 +169,5 @@ def test_a_journal_that_cannot_keep_capture_counts_still_captures(
     assert plugin.flush()
     found = host.call_tool("memory_recall", {"query": "aisle seats"}, session).data["results"]
     assert found
+    assert capture_counts(plugin.settings) == {}  # statistics lost: stats and doctor go on
     plugin.close()

@@ -54,4 +54,7 @@ def test_a_reply_without_text_or_with_parts_leaves_memory_working(settings: Sett
         Message.from_dict({"role": "user", "content": [{"type": "text", "text": "hi"}]}).content
         == "hi"
     )
+    single = {"role": "user", "content": {"type": "text", "text": "hello"}}
+    assert Message.from_dict(single).content == "hello"
+    assert Message.from_dict({"role": "user", "content": 42}).content == "42"
     plugin.close()

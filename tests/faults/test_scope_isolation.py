@@ -58,3 +58,29 @@ def test_users_of_one_agent_never_get_each_others_facts_merged_or_skipped(
     ]
     assert sorted(allergies) == ["ana", "bob"]  # hers is not skipped as bob's duplicate
     plugin.close()
+
+
+def test_a_users_own_facts_still_merge_and_deduplicate_among_many_users(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings)
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    ana = host.start_session(agent_id="main", user_id="ana")
+    host.turn(ana, "My name is Ana Lopez and I work as a nurse.")
+    assert plugin.flush()
+    for number, name in enumerate(["bob", "cy", "dee", "eli", "fay", "gus"], start=2):
+        other = host.start_session(agent_id="main", user_id=name)
+        host.turn(other, f"My name is {name.title()} and I have {number} cats at home.")
+        host.turn(other, "I really prefer aisle seats on trains.")
+    assert plugin.flush()
+    host.turn(ana, "My name is Ana and I have three cats at home.")  # her profile: merged
+    host.turn(ana, "I really prefer aisle seats on trains.")
+    host.turn(ana, "I really prefer aisle seats on trains.")  # her own duplicate: skipped
+    assert plugin.flush()
+    hers = [
+        memory
+        for memory in plugin.service.list_memories(limit=None)
+        if memory.provenance.user_id == "ana" and "episode" not in memory.tags
+    ]
+    assert sorted(memory.category.value for memory in hers) == ["preferences", "profile"]
+    plugin.close()
