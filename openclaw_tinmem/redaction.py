@@ -133,10 +133,8 @@ def secret_values(text: str) -> set[str]:
     for pattern, needles in DETECTORS:
         if any(needle in folded for needle in needles):
             values.update(match.group(0) for match in pattern.finditer(text))
-    if any(part in folded for part in _SECRET_NAME_PARTS):
-        values.update(match.group(4) for match in _ASSIGNED_SECRET.finditer(text))
-    if "code" in folded and any(name in folded for name in _CODE_NAMES):
-        values.update(match.group(4) for match in _ASSIGNED_CODE.finditer(text))
+    for pattern in _assignments_in(folded):
+        values.update(match.group(4) for match in pattern.finditer(text))
     values.update(m.group(0) for m in _CARD_CANDIDATE.finditer(text) if _card(m) == REDACTED)
     return {value.strip() for value in values if len(value.strip()) >= MIN_REPEATED_SECRET}
 
@@ -168,6 +166,17 @@ def redact_secrets(text: str) -> str:
     return count_redactions(text)[0]
 
 
+def _assignments_in(folded: str) -> list[re.Pattern[str]]:
+    """The assignment patterns (a secret name, then its value) whose names ``folded`` may
+    hold: each groups the name, the assignment, a quote and the value."""
+    patterns = []
+    if any(part in folded for part in _SECRET_NAME_PARTS):
+        patterns.append(_ASSIGNED_SECRET)
+    if "code" in folded and any(name in folded for name in _CODE_NAMES):
+        patterns.append(_ASSIGNED_CODE)
+    return patterns
+
+
 def _folded(text: str) -> str:
     """``text`` as the detectors' strings are looked for in it: case-folded, and the dotless
     ı as i (case-insensitive matching takes it for an i, case folding does not)."""
@@ -182,13 +191,8 @@ def count_redactions(text: str) -> tuple[str, int]:
         if any(needle in folded for needle in needles):
             text, found = pattern.subn(REDACTED, text)
             count += found
-    if any(part in folded for part in _SECRET_NAME_PARTS):
-        text, found = _ASSIGNED_SECRET.subn(
-            lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
-        )
-        count += found
-    if "code" in folded and any(name in folded for name in _CODE_NAMES):
-        text, found = _ASSIGNED_CODE.subn(
+    for pattern in _assignments_in(folded):
+        text, found = pattern.subn(
             lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text
         )
         count += found

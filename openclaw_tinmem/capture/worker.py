@@ -180,7 +180,7 @@ class CaptureWorker:
                         record.id,
                         describe_failure(error),
                     )
-                delay = self.settings.capture_retry_seconds * 2 ** min(record.attempts, 6)
+                delay = self._retry_delay(record.attempts, most_doublings=6)
                 try:  # defer counts the attempt and dates the next one before it writes
                     self.journal.defer(record, describe_failure(error), delay)
                 except OSError:
@@ -205,13 +205,19 @@ class CaptureWorker:
                 )
         return self.fallback.process(record), True
 
+    def _retry_delay(self, attempts: int, most_doublings: int | None = None) -> float:
+        """``capture_retry_seconds``, doubled for each attempt made (at most ``most_doublings``
+        times)."""
+        doublings = attempts if most_doublings is None else min(attempts, most_doublings)
+        return float(self.settings.capture_retry_seconds * 2**doublings)
+
     def _process(self, record: TurnRecord) -> int:
         try:
             outcomes = self.primary.process(record)
         except Exception as error:  # LLM down, bad output, store hiccup: retry later
             message = f"{type(error).__name__}: {error}"
             if record.attempts + 1 < self.settings.capture_max_attempts:
-                delay = self.settings.capture_retry_seconds * 2**record.attempts
+                delay = self._retry_delay(record.attempts)
                 logger.warning(
                     "capture of turn %s failed (%s); retry in %.0fs", record.id, message, delay
                 )
@@ -228,7 +234,7 @@ class CaptureWorker:
                 outcomes = self.fallback.process(record)
             except Exception as failure:  # the store cannot take it now (a full disk): kept
                 # (a file that is no turn was set aside when read); the turns behind it go on
-                delay = self.settings.capture_retry_seconds * 2 ** min(record.attempts, 10)
+                delay = self._retry_delay(record.attempts, most_doublings=10)
                 logger.error(
                     "turn %s could not be captured by the rules either (%s); retry in %.0fs",
                     record.id,

@@ -211,7 +211,7 @@ class HistoryLog:
                 "actor": event.actor,
                 "source": event.source,
                 "note": event.note,
-                "before": None if event.before is None else json.dumps(event.before),
+                "before": _json(event.before),
                 "after": _json(stored_after(event)),
             }
             for event in events
