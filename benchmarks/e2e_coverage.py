@@ -51,3 +51,9 @@ def coverage(
             keys = tuple(key for key in keys if key in said and holds(shown, said[key]))
         named.update(keys)
     return sum(1 for turn in evidence if turn in named) / len(evidence)
+
+
+def shown_coverage(evidence: Sequence[str], said: Mapping[str, str], shown: str) -> float:
+    """The share of evidence turns whose words ``shown`` holds (``holds``): what a model
+    reading the block sees of them, whichever memory it came through."""
+    return sum(1 for turn in evidence if turn in said and holds(shown, said[turn])) / len(evidence)

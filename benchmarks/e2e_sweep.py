@@ -71,6 +71,7 @@ def floor_sweep(
             worth_injecting(question, hits, floors),
             token_budget=settings.injection_token_budget,
             detailed_items=settings.injection_detail_items,
+            query=question,
         )
         if block is None:
             found.append((0.0, 0))

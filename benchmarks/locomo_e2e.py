@@ -44,7 +44,7 @@ import pluggy
 from rich.progress import Progress
 
 from benchmarks.common import save_results
-from benchmarks.e2e_coverage import coverage
+from benchmarks.e2e_coverage import coverage, shown_coverage
 from benchmarks.e2e_sweep import assistant_probe, floor_sweep, sweep_summary
 from benchmarks.locomo_data import Conversation, Turn, load
 from benchmarks.locomo_report import CATEGORY_NAMES
@@ -149,6 +149,7 @@ class Asked:
     block_found: float
     recall_found: float
     block_tokens: int
+    block_shown: float = 0.0  # the share of evidence turns whose words the block holds
     by_floor: list[tuple[float, int]] = field(default_factory=list)  # (coverage, tokens)
 
 
@@ -233,6 +234,7 @@ def summary(
         CATEGORY_NAMES[c]: {
             "questions": len([a for a in asked if a.category == c]),
             "block": share([a.block_found for a in asked if a.category == c]),
+            "block_shown": share([a.block_shown for a in asked if a.category == c]),
             "recall": share([a.recall_found for a in asked if a.category == c]),
         }
         for c in (1, 2, 3, 4)
@@ -240,6 +242,7 @@ def summary(
     return {
         "questions": len(asked),
         "block_coverage": share([a.block_found for a in asked]),
+        "block_shown": share([a.block_shown for a in asked]),
         "recall_coverage": share([a.recall_found for a in asked]),
         "by_category": by_category,
         "questions_with_block": share([1.0 if a.block_tokens else 0.0 for a in asked]),
@@ -354,6 +357,7 @@ def main() -> None:
                                 answers.recalled, question.evidence, said, answers.recall_text
                             ),
                             answers.tokens,
+                            shown_coverage(question.evidence, said, answers.block),
                             sweep,
                         )
                     )

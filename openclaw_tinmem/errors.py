@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+MAX_FIELD_CHARACTERS = 200
+
+
 class TinmemError(Exception):
     """Root of every error raised by openclaw-tinmem."""
 
@@ -34,7 +37,12 @@ class TinmemError(Exception):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.field = field
+        # a field named by the caller (an unknown argument of a megabyte) is not echoed whole
+        self.field = (
+            field
+            if field is None or len(field) <= MAX_FIELD_CHARACTERS
+            else (field[: MAX_FIELD_CHARACTERS - 1] + "…")
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The error as a JSON-ready object: type, message and (when known) field."""

@@ -45,6 +45,7 @@ from openclaw_tinmem.capture.rules import classify
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import GLOBAL_SCOPE, is_full_id
+from openclaw_tinmem.text import lines_of
 
 LANCEDB_CATEGORIES = {
     "preference": Category.PREFERENCES,
@@ -80,7 +81,7 @@ def mem0_lines(text: str) -> list[str]:
         records = data.get("results", data.get("memories", [])) if isinstance(data, dict) else data
     except json.JSONDecodeError:
         records = []
-        for number, raw in enumerate(stripped.splitlines(), start=1):
+        for number, raw in enumerate(lines_of(stripped), start=1):
             try:
                 records += [json.loads(raw)] if raw.strip() else []
             except json.JSONDecodeError as error:
@@ -94,13 +95,17 @@ def mem0_lines(text: str) -> list[str]:
             "expected mem0 memories: a list or {'results': [...]}", field="source"
         )
     lines = []
-    for record in records:
+    for number, record in enumerate(records, start=1):
+        _check_mem0_record(record, number)
         metadata = record.get("metadata") or {}
-        labels = [*(record.get("categories") or []), metadata.get("category") or ""]
+        categories = record.get("categories") or []
+        categories = [categories] if isinstance(categories, str) else categories
+        labels = [*categories, metadata.get("category") or ""]
         labels = [str(label) for label in labels if label]
         category = next((label for label in labels if label in OURS), None)
-        scope = scope_for("user", record.get("user_id")) or scope_for(
-            "agent", record.get("agent_id")
+        user, agent = (record.get(key) for key in ("user_id", "agent_id"))
+        scope = scope_for("user", None if user is None else str(user)) or scope_for(
+            "agent", None if agent is None else str(agent)
         )
         line = {
             "id": _memory_id(record.get("id"), "mem0"),
@@ -115,6 +120,27 @@ def mem0_lines(text: str) -> list[str]:
                 line[name] = record[name]
         lines.append(json.dumps({key: value for key, value in line.items() if value is not None}))
     return lines
+
+
+def _check_mem0_record(record: dict[str, Any], number: int) -> None:
+    """Refuse a mem0 memory whose fields are not of the kinds mem0 writes, naming the field."""
+    kinds: dict[str, tuple[type, ...]] = {
+        "metadata": (dict,),
+        "categories": (list, str),
+        "user_id": (str, int),
+        "agent_id": (str, int),
+        "id": (str, int),
+    }
+    for name, allowed in kinds.items():
+        value = record.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
+            names = " or ".join(KIND_NAMES[kind] for kind in allowed)
+            raise InvalidArgumentError(
+                f"memory {number}: {name} must be {names}, not {type(value).__name__}", field=name
+            )
+
+
+KIND_NAMES = {dict: "an object", list: "a list", str: "text", int: "a number"}
 
 
 def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from openclaw_tinmem.text import with_plain_brackets
+
 _INJECTION_PATTERNS = (
     # instructions aimed at the model rather than facts about the user
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|"
@@ -35,8 +37,9 @@ INJECTION = re.compile(
 
 
 def looks_like_injection(text: str) -> bool:
-    """True for text that addresses the model or imitates the conversation's markup."""
-    return bool(INJECTION.search(text))
+    """True for text that addresses the model or imitates the conversation's markup (also
+    in brackets that only look like ``<`` and ``>``)."""
+    return bool(INJECTION.search(with_plain_brackets(text)))
 
 
 # what a planted instruction has the model do to the person it talks to

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from pydantic import ValidationError
 
@@ -87,10 +87,24 @@ def write_jsonl_file(records: Iterable[dict[str, Any]], path: Path) -> int:
     return count
 
 
-def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
-    """One JSONL record as a Memory (secrets redacted, a missing id derived from scope and
-    content), whether its levels are still to be written (no headline or summary), and how
-    many secrets were redacted."""
+# fields a line may leave out (the import then gives its own values): compared only when given
+KEPT_WHEN_GIVEN = ("created_at", "updated_at", "last_accessed_at", "access_count", "provenance")
+# the fields of an import line that are text (a number, list or object there is refused, not
+# stored as its Python spelling)
+TEXT_FIELDS = ("id", "content", "headline", "summary", "scope", "source_ref", "context")
+
+
+class ImportLine(NamedTuple):
+    """One line of an import, read."""
+
+    memory: Memory  # secrets redacted; a missing id derived from scope and content
+    needs_levels: bool  # no headline or summary given: they are still to be written
+    redacted: int  # secrets replaced
+    given: frozenset[str]  # the fields the line gives
+
+
+def parse_import_line(line: str, number: int) -> ImportLine:
+    """One JSONL record as a Memory, with what else the import needs to know of it."""
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:
@@ -99,6 +113,7 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
         ) from None
     if not isinstance(record, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object", field="line")
+    given = frozenset(key for key, value in record.items() if value is not None)
     if unknown := [key for key in record if key not in Memory.model_fields]:
         raise InvalidArgumentError(  # a misspelt "scope" would put the memory in global
             f"line {number}: unknown field {quoted(unknown[0])}; allowed: "
@@ -110,6 +125,11 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
         isinstance(tags, list) and all(isinstance(tag, str) for tag in tags)
     ):
         raise InvalidArgumentError(f"line {number}: tags must be a list of strings", field="tags")
+    for key in TEXT_FIELDS:
+        if (value := record.get(key)) is not None and not isinstance(value, str):
+            raise InvalidArgumentError(
+                f"line {number}: {key} must be text, not {type(value).__name__}", field=key
+            )
     for key, value in record.items():
         if not is_well_formed(json.dumps(value, ensure_ascii=False)):
             raise InvalidArgumentError(
@@ -159,7 +179,7 @@ def parse_import_line(line: str, number: int) -> tuple[Memory, bool, int]:
     memory.provenance = with_trust(
         memory.provenance, content, headline, summary, episode=EPISODE_TAG in memory.tags
     )
-    return memory, not (headline and summary), redacted
+    return ImportLine(memory, not (headline and summary), redacted, given)
 
 
 @dataclass(frozen=True)
@@ -171,10 +191,12 @@ class ImportReport:
     redacted: int = 0  # secrets replaced by [REDACTED] in the lines written
 
 
-def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
-    """The stored memory is what the line says (times and generated levels aside)."""
+def _unchanged(line: ImportLine, stored: Memory | None) -> bool:
+    """The stored memory is what the line says (of its times, provenance and access counts,
+    what the line gives; of its levels, what the line gives both of)."""
     if stored is None:
         return False
+    new = line.memory
     same: tuple[str, ...] = (
         "content_hash",
         "context",
@@ -185,8 +207,9 @@ def _unchanged(new: Memory, stored: Memory | None, levels_given: bool) -> bool:
         "source",
         "source_ref",
     )
-    if levels_given:
+    if not line.needs_levels:
         same += ("headline", "summary")
+    same += tuple(name for name in KEPT_WHEN_GIVEN if name in line.given)
     return all(getattr(new, name) == getattr(stored, name) for name in same)
 
 
@@ -210,15 +233,16 @@ def import_memories(
     memory is stored exactly as it says is recognised by its content hash and skipped, so a
     repeated import writes nothing and embeds nothing.
     """
-    parsed: dict[str, tuple[Memory, bool, int]] = {}
+    parsed: dict[str, ImportLine] = {}
     line_of: dict[str, int] = {}
     problems: list[InvalidArgumentError] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
-                memory, needs_levels, redacted = parse_import_line(line, number)
+                read = parse_import_line(line, number)
+                memory = read.memory
                 earlier = parsed.get(memory.id)
-                if earlier is not None and _different(earlier[0], memory):
+                if earlier is not None and _different(earlier.memory, memory):
                     # the later line would silently replace the earlier one
                     raise InvalidArgumentError(
                         f"line {number}: id {memory.id} is also the id of line "
@@ -228,7 +252,7 @@ def import_memories(
             except InvalidArgumentError as error:
                 problems.append(error)
                 continue
-            parsed[memory.id] = (memory, needs_levels, redacted)
+            parsed[memory.id] = read
             line_of[memory.id] = number
     if problems and not skip_invalid:
         listing = "\n".join(f"  {problem.message}" for problem in problems)
@@ -238,13 +262,12 @@ def import_memories(
         )
     stored = service.store.get(list(parsed))
     changed = [
-        memory
-        for memory, needs_levels, _ in parsed.values()
-        if not _unchanged(memory, stored.get(memory.id), not needs_levels)
+        read.memory for read in parsed.values() if not _unchanged(read, stored.get(read.memory.id))
     ]
     for memory in changed:
-        if parsed[memory.id][1]:  # only then: with an LLM this is a call per line
-            memory.headline, memory.summary = service.summarizer.levels(memory.content)
+        if parsed[memory.id].needs_levels:  # only then: with an LLM this is a call per line
+            headline, summary = service.summarizer.levels(memory.content)
+            memory.headline, memory.summary = memory.headline or headline, memory.summary or summary
     batch_size = service.settings.import_batch_size
     batches = 0
     if progress and len(changed) < len(parsed):
@@ -262,7 +285,7 @@ def import_memories(
             progress(len(batch))
     if batches > 1:  # fold the bulk of new rows into the indexes now, not at some later write
         service.store.optimize()
-    redacted = sum(parsed[memory.id][2] for memory in changed)
+    redacted = sum(parsed[memory.id].redacted for memory in changed)
     unchanged = len(parsed) - len(changed)
     return ImportReport(len(changed), batches, unchanged, problems, redacted)
 

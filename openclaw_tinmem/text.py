@@ -54,6 +54,16 @@ def terminal_safe(text: str) -> str:
     )
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of a file of JSON lines (or of a memory's text): split at line feeds only
+    (a CR before one dropped), since JSON may hold U+2028, U+2029 and U+0085 unescaped, as
+    JavaScript's ``JSON.stringify`` and our own export write them."""
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``, split on terminal punctuation and line breaks."""
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
@@ -92,6 +102,29 @@ def passages(text: str, max_words: int) -> list[str]:
         result.append(" ".join(current))
     return result
 
+
+# ＜ ﹤ ‹ 〈 ⟨ 〈 ˂ 《 ❮ ❬ ❰ ᐸ ⟪ ⦑ ⦓ ⦕ ⧼ and their closing twins, read by a model as < and >
+# (« and », quotation marks in many languages, are left as they are)
+_BRACKET_LOOK_ALIKES = str.maketrans(
+    "\uff1c\ufe64\u2039\u3008\u27e8\u2329\u02c2\u300a\u276e\u276c\u2770\u1438"
+    "\u27ea\u2991\u2993\u2995\u29fc"
+    "\uff1e\ufe65\u203a\u3009\u27e9\u232a\u02c3\u300b\u276f\u276d\u2771\u1433"
+    "\u27eb\u2992\u2994\u2996\u29fd",
+    "<" * 17 + ">" * 17,
+)
+
+
+def with_plain_brackets(text: str) -> str:
+    """``text`` with the characters that look like ``<`` and ``>`` made ``<`` and ``>``."""
+    return text.translate(_BRACKET_LOOK_ALIKES)
+
+
+# words that say nothing about what a sentence is about
+FUNCTION_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if
+    in into is it its me my of on or our so than that the their them then there these they
+    this to was we were what when where which who why will with would you your""".split()  # noqa: SIM905
+)
 
 _SMALL_TALK = re.compile(
     r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night)|"

@@ -150,3 +150,25 @@ def test_a_misspelt_variable_is_named_with_the_option_it_was_meant_for(
     assert (
         not checks["environment"]["ok"] and "TINMEM_RECALL_LIMIT" in checks["environment"]["detail"]
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "says"),
+    [
+        (
+            'capture_skip_patterns = ["ok", "("]',
+            "capture_skip_patterns",
+            "not a regular expression",
+        ),
+        ('db_path = ""', "db_path", "at least 1 character"),
+        ('journal_path = ""', "journal_path", "at least 1 character"),
+    ],
+)
+def test_a_value_that_could_only_fail_later_is_refused_when_read(
+    tmp_path: Path, line: str, field: str, says: str
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(line + "\n")
+    with pytest.raises(ConfigError, match=says) as caught:
+        load_settings(config, environ={})
+    assert caught.value.field is not None and caught.value.field.startswith(field)

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import lancedb
 import pyarrow as pa
+import pytest
 
+from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.importers import mem0_lines, memory_lancedb_lines
 from openclaw_tinmem.maintenance import import_memories
 from openclaw_tinmem.models import Category
@@ -49,6 +51,18 @@ def test_mem0_memories_come_over_with_their_scopes_times_and_tags(
     ]
     assert atlas.category is Category.ENTITIES  # a non-UUID id gets a stable one of its own
     assert import_memories(service, mem0_lines(json.dumps(MEM0_EXPORT))).unchanged == 3
+
+
+def test_mem0_fields_of_other_kinds_are_named_or_read_as_meant() -> None:
+    (line,) = mem0_lines(
+        json.dumps([{"memory": "Likes hiking", "categories": "hobbies", "user_id": 5}])
+    )
+    read = json.loads(line)
+    assert read["tags"] == ["hobbies"] and read["scope"] == "user:5"
+    for field, value in (("metadata", "food"), ("categories", {"a": 1}), ("user_id", True)):
+        with pytest.raises(InvalidArgumentError, match=f"memory 1: {field} must be") as caught:
+            mem0_lines(json.dumps([{"memory": "Likes hiking", field: value}]))
+        assert caught.value.field == field
 
 
 def test_memory_lancedb_rows_come_over_with_their_agents(

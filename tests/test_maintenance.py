@@ -12,6 +12,7 @@ from openclaw_tinmem.errors import InvalidArgumentError, StoreError
 from openclaw_tinmem.maintenance import (
     export_memories,
     import_memories,
+    parse_import_line,
     reembed,
     statistics,
     write_jsonl_file,
@@ -241,3 +242,36 @@ def test_import_refuses_content_past_the_limit_and_writes_nothing(service: Memor
     with pytest.raises(InvalidArgumentError, match="line 2: content is 20,001 characters"):
         import_memories(service, lines)
     assert service.store.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({"content": ["a", "b"], "category": "events"}, "content"),
+        ({"content": {"x": 1}, "category": "events"}, "content"),
+        ({"content": 42, "category": "events"}, "content"),
+        ({"content": True, "category": "events"}, "content"),
+        ({"content": "fine", "headline": ["h"], "category": "events"}, "headline"),
+        ({"content": "fine", "scope": 7, "category": "events"}, "scope"),
+    ],
+)
+def test_an_import_line_with_other_than_text_where_text_goes_is_refused(
+    record: dict[str, object], field: str
+) -> None:
+    with pytest.raises(InvalidArgumentError, match=f"line 3: {field} must be text") as caught:
+        parse_import_line(json.dumps(record), 3)
+    assert caught.value.field == field
+
+
+def test_an_imported_headline_is_kept_when_only_the_summary_is_written(
+    service: MemoryService,
+) -> None:
+    line = {
+        "id": "5f0c6f1e-1111-4a4a-8b8b-000000000001",
+        "content": "The API gateway is Kong, chosen in 2023 for its plugins.",
+        "category": "entities",
+        "headline": "Gateway: Kong",
+    }
+    assert import_memories(service, [json.dumps(line)]).imported == 1
+    stored = service.get(line["id"])
+    assert stored.headline == "Gateway: Kong" and stored.summary

@@ -13,6 +13,7 @@ twice by a host, ingested after it was captured live — is written once.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from openclaw_tinmem.models import (
     Source,
     content_hash,
 )
-from openclaw_tinmem.text import clip_words, is_small_talk, split_sentences
+from openclaw_tinmem.text import FUNCTION_WORDS, clip_words, is_small_talk, split_sentences
 
 EPISODE_NAMESPACE = uuid.UUID("3d2c9a4e-7b1f-4e6a-8c5d-1f0e9b8a7c6d")
 EPISODE_IMPORTANCE = 0.4  # below a fact's: where both answer, the distilled fact goes first
@@ -37,6 +38,17 @@ USER_LABEL = "User"
 AGENT_LABEL = "Assistant"
 MAX_EPISODE_CHARACTERS = MAX_CONTENT_CHARACTERS
 HEADLINE_WORDS = 15
+# words that, with function words and the speakers' names, make a sentence a reaction rather
+# than news ("Wow, Caroline, that's so cool!", "Thanks, Mel! How about you?")
+_REACTION_WORDS = frozenset(
+    """about absolutely agreed aw aww awww awesome amazing beautiful brilliant cheers congrats
+    congratulations cool cute definitely exactly excellent fantastic fun glad going good
+    gorgeous great haha hello hey hi hiya incredible indeed interesting just lol lovely much
+    news nice oh ok okay omg ooh perfect really right sounds sure sweet thank thanks totally
+    true very wonderful wow yay yeah yep yes""".split()  # noqa: SIM905
+)
+_WORD = re.compile(r"[\w'’-]+")
+_CONTRACTION = re.compile(r"['’](?:s|m|re|ve|ll|d|t)$")
 SUMMARY_USER_WORDS = 45
 SUMMARY_REPLY_WORDS = 30
 
@@ -64,9 +76,10 @@ def message_key(message: Message) -> str:
 def message_identity(message: Message) -> str:
     """What makes two captures of a message the same message: its role, time and words when
     the host dates it (a live turn and the same turn read back from a transcript agree on
-    those, not always on ids), else the host's id, else its role and words."""
+    those, not always on ids), else the host's id with its role and words (ids such as "1"
+    and "2" recur from one session or file to the next), else its role and words."""
     if message.timestamp is None and message.id:
-        return message.id
+        return f"{message.id}\n{_digest(message)}"
     return _digest(message)
 
 
@@ -74,6 +87,23 @@ def is_substantive(exchange: Sequence[Message]) -> bool:
     """Whether an exchange says anything worth keeping: not only greetings, thanks and
     one-word acknowledgements on both sides."""
     return any(not is_noise(message.content) for message in exchange)
+
+
+def says_something(sentence: str, names: set[str]) -> bool:
+    """Whether a sentence is news rather than a reaction: it holds a word that is neither a
+    function word, a reaction word nor a speaker's name — the name itself, or its start
+    written as a name is when one is called by it ("Mel" of "Melanie", not "car" of
+    "Caroline")."""
+    for match in _WORD.finditer(sentence):
+        word = _CONTRACTION.sub("", match.group().lower())
+        if word in FUNCTION_WORDS or word in _REACTION_WORDS or word in names:
+            continue
+        called = match.group()[:1].isupper() and (
+            match.start() > 0 or sentence[match.end() : match.end() + 1] == ","
+        )
+        if not (called and len(word) >= 3 and any(name.startswith(word) for name in names)):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -104,16 +134,13 @@ class Exchange:
         return chosen[0][0], " ".join(message.content for _, message in chosen)
 
     def levels(self) -> tuple[str, str]:
-        """L0 and L1 taken from the words: the first sentence of the user's part (of the
-        reply, when the user said nothing) that is more than a greeting or an
-        acknowledgement, and the user's words with the reply's start."""
+        """L0 and L1 taken from the words: the first sentence that says something
+        (``says_something``), the user's before the reply's, else the user's first sentence
+        that is more than a greeting or an acknowledgement; and the user's words with the
+        reply's start."""
         user, said = self._part("user")
         agent, reply = self._part("assistant")
-        first_speaker, first_words = (user, said) if said.strip() else (agent, reply)
-        sentences = split_sentences(first_words)
-        said_something = [sentence for sentence in sentences if not is_small_talk(sentence)]
-        opening = (said_something or sentences or [first_words])[0]
-        headline = f"{first_speaker}: {clip_words(opening, HEADLINE_WORDS)}"
+        headline = self._headline([(user, said), (agent, reply)])
         parts = []
         if said.strip():
             parts.append(f"{user}: {clip_words(said, SUMMARY_USER_WORDS)}")
@@ -122,6 +149,24 @@ class Exchange:
             words = SUMMARY_REPLY_WORDS if said.strip() else SUMMARY_USER_WORDS
             parts.append(f"{agent}: {clip_words(start, words)}")
         return headline, " — ".join(parts)
+
+    def _headline(self, parts: Sequence[tuple[str, str]]) -> str:
+        names = {
+            word.lower()
+            for label in self.labels
+            if label not in (USER_LABEL, AGENT_LABEL)  # ours, not names people call each other
+            for word in _WORD.findall(label)
+        }
+        spoken = [(label, words) for label, words in parts if words.strip()]
+        for label, words in spoken:
+            for sentence in split_sentences(words):
+                if says_something(sentence, names):
+                    return f"{label}: {clip_words(sentence, HEADLINE_WORDS)}"
+        first_speaker, first_words = spoken[0] if spoken else ("", "")
+        sentences = split_sentences(first_words)
+        said_something = [sentence for sentence in sentences if not is_small_talk(sentence)]
+        opening = (said_something or sentences or [first_words])[0]
+        return f"{first_speaker}: {clip_words(opening, HEADLINE_WORDS)}"
 
     def said_at(self, fallback: datetime) -> datetime:
         """When the exchange began: its first message's time, else ``fallback``."""

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from openclaw_tinmem.directories import private_directory
 from openclaw_tinmem.events import HookContext, Message
 from openclaw_tinmem.models import Source, utc_now
+from openclaw_tinmem.text import lines_of
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +222,7 @@ class Journal:
         if not path.exists():
             return []
         entries = []
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in lines_of(path.read_text(encoding="utf-8", errors="replace")):
             try:
                 entry = json.loads(line)
             except ValueError:

@@ -39,11 +39,12 @@ from typing import Any
 
 import zstandard
 
+from openclaw_tinmem.capture.transcript_files import transcript_files
 from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS, is_outside_words
 from openclaw_tinmem.events import HookContext, Message, Role, parse_timestamp
+from openclaw_tinmem.text import lines_of
 
 FORMATS = ("auto", "openclaw", "messages", "locomo")
-DATABASE = "openclaw-agent.sqlite"  # an OpenClaw agent's database, transcripts included
 MAX_EVENT_BYTES = 4 * 2**20  # OpenClaw's bound on one stored event
 SPOKEN = ("user", "assistant")
 PASSED_OVER = ("system", "developer")
@@ -88,31 +89,12 @@ class Reading:
     skipped: list[Path] = field(default_factory=list)
 
 
-def transcript_files(paths: Iterable[Path]) -> list[Path]:
-    """The files named, and the transcripts under the folders named (``*.jsonl`` files, the
-    ``.reset.*`` archives included, ``.deleted`` ones not; ``*.json`` LoCoMo files)."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(
-                item
-                for item in path.rglob("*")
-                if item.is_file()
-                and ".deleted" not in item.name
-                and (".jsonl" in item.name or item.suffix == ".json" or item.name == DATABASE)
-                and item.name != "sessions.json"
-            )
-        else:
-            found.append(path)
-    return found
-
-
 def detect(path: Path, text: str) -> str:
     """The format of a file, from its first value."""
     start = text.lstrip()
     if start.startswith("["):
         return "locomo"
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in lines_of(text) if line.strip()), "")
     try:
         value = json.loads(first)
     except json.JSONDecodeError:
@@ -162,7 +144,7 @@ def read(
 
 def _lines(path: Path, text: str, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-empty line; other lines become problems."""
-    return _objects(path, enumerate(text.splitlines(), start=1), problems)
+    return _objects(path, enumerate(lines_of(text), start=1), problems)
 
 
 def _objects(
@@ -225,7 +207,7 @@ def _openclaw(
     problems: list[Problem] = []
     agent = agent_id or _agent_of(path) or defaults.agent_id
     session = path.name.split(".jsonl", 1)[0]
-    lines = enumerate(text.splitlines(), start=1)
+    lines = enumerate(lines_of(text), start=1)
     found = _openclaw_session(path, lines, session, agent, defaults, problems)
     return ([found] if not problems else []), problems
 
@@ -386,18 +368,22 @@ def _locomo(path: Path, text: str, defaults: HookContext) -> tuple[list[Transcri
                     Problem(path, 1, f"{name} {key}_date_time: not like '1:56 pm on 8 May, 2023'")
                 )
                 continue
+            said = [turn for turn in turns if isinstance(turn, dict)]
+            if wrong := [turn for turn in said if not isinstance(turn.get("text", ""), str)]:
+                where = f"{name} {key} turn {wrong[0].get('dia_id') or said.index(wrong[0])}"
+                problems.append(Problem(path, 1, f"{where}: text must be text"))
+                continue
             messages = [
                 Message(
                     "user" if turn.get("speaker") == user_speaker else "assistant",
-                    str(turn.get("text", "")),
+                    turn.get("text", ""),
                     name=_optional(turn.get("speaker")),
                     timestamp=parse_timestamp(
                         start + timedelta(seconds=LOCOMO_SECONDS_BETWEEN * position)
                     ),
                     id=_optional(turn.get("dia_id")),
                 )
-                for position, turn in enumerate(turns)
-                if isinstance(turn, dict)
+                for position, turn in enumerate(said)
             ]
             ctx = HookContext(
                 agent_id=defaults.agent_id, session_id=f"{name}:{key}", user_id=defaults.user_id

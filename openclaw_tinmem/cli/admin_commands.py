@@ -21,6 +21,7 @@ from openclaw_tinmem.cli.app import (
     progress_bar,
 )
 from openclaw_tinmem.locations import DEFAULT_CONFIG_PATH
+from openclaw_tinmem.text import lines_of
 
 TRANSCRIPT_FORMATS = ("auto", "openclaw", "messages", "locomo")  # capture.transcripts.FORMATS
 
@@ -208,7 +209,7 @@ def read_import_source(source: str, source_format: str) -> list[str]:
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     with stream:
         text = stream.read().removeprefix("\ufeff")  # a byte-order mark some editors write
-    return importers.mem0_lines(text) if source_format == "mem0" else text.splitlines()
+    return importers.mem0_lines(text) if source_format == "mem0" else lines_of(text)
 
 
 @main.command()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import select
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +40,7 @@ logger = logging.getLogger("openclaw_tinmem")
 
 EXIT_INVALID = 2
 EXIT_FAILED = 1  # the input was fine; the store, a model or the system failed
+EXIT_BROKEN_PIPE = 141  # as a command the shell stops with SIGPIPE: 128 + 13
 CATEGORY_CHOICE = click.Choice([category.value for category in Category])
 JSON_HELP = "Print JSON instead of text."
 
@@ -158,6 +161,15 @@ def friendly_errors() -> Iterator[None]:
             highlight=False,
         )
         sys.exit(EXIT_INVALID)
+    except BrokenPipeError as error:
+        if not _stdout_closed():
+            console().print(f"[red]error:[/red] {shown(str(error))}", highlight=False)
+            sys.exit(EXIT_INVALID)
+        # the reader stopped reading (``tinmem export | head``): no error, nor one when
+        # Python flushes standard output at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_BROKEN_PIPE)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         console().print(
@@ -174,6 +186,17 @@ def friendly_errors() -> Iterator[None]:
             highlight=False,
         )
         sys.exit(EXIT_FAILED)
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (``poll`` reports an error on
+    its end; not where ``poll`` is missing)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 class FriendlyGroup(click.Group):
@@ -204,8 +227,10 @@ def progress_bar(description: str) -> Progress:
     )
 
 
-def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: bool) -> None:
-    """Run a tool; print its JSON (or text) and exit 2 on an error result.
+def run_tool(
+    state: CliState, name: str, arguments: dict[str, Any], as_json: bool
+) -> dict[str, Any]:
+    """Run a tool; print its JSON (or text) and exit 2 on an error result; returns its data.
 
     As text, an error goes to stderr like every other error of the CLI; as JSON it stays on
     stdout, where a script reads the error object — also when the store cannot be opened.
@@ -233,6 +258,8 @@ def run_tool(state: CliState, name: str, arguments: dict[str, Any], as_json: boo
     if result.is_error:  # the input (2), or the store, a model or the system (1)
         internal = result.data["error"].get("type") == "internal_error"
         sys.exit(EXIT_FAILED if internal else EXIT_INVALID)
+    data: dict[str, Any] = result.data
+    return data
 
 
 class _OneLine(logging.Handler):

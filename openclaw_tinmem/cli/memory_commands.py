@@ -290,11 +290,11 @@ def forget(
         "dry_run": dry_run or None,
     }
     present = {key: value for key, value in arguments.items() if value is not None}
-    run_tool(state, "memory_forget", present, as_json)
+    data = run_tool(state, "memory_forget", present, as_json)
     if purge and not dry_run:
         with friendly_errors():
-            state.service.store.purge()
-        say("Purged: older versions no longer hold deleted memories.", err=True)
+            state.service.store.purge(forgotten=data.get("deleted", []))
+        say("Purged: neither older versions nor history hold deleted memories.", err=True)
 
 
 def forget_in_bulk(

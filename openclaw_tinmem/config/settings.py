@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, SecretStr
+from pydantic import AfterValidator, ConfigDict, Field, SecretStr
 
 from openclaw_tinmem.config.identities import OWN_SCOPES, AccessToken, ScopeRule, ScopeSetting
 from openclaw_tinmem.config.model_settings import (
@@ -31,6 +32,17 @@ NOT_CONVERSATIONS = (
     "*:node:*",
 )
 SCHEDULED_TRIGGERS = ("heartbeat", "cron", "memory", "overflow")
+
+
+def _regular_expression(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise ValueError(f"not a regular expression: {error}") from None
+    return value
+
+
+RegularExpression = Annotated[str, AfterValidator(_regular_expression)]
 
 
 class Settings(RecallSettings, ModelSettings, StorageSettings):
@@ -232,7 +244,7 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
     capture_max_characters: int = Field(
         8000, ge=1, description="User messages longer than this are not captured (pasted logs)"
     )
-    capture_skip_patterns: list[str] = Field(
+    capture_skip_patterns: list[RegularExpression] = Field(
         default_factory=list,
         description="Regular expressions: a user message that matches one is not captured",
     )
@@ -259,7 +271,7 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
         "falling back to agent), 'global', or an explicit scope",
     )
     journal_path: str = Field(
-        DEFAULT_JOURNAL_PATH, description="Directory of the durable capture journal"
+        DEFAULT_JOURNAL_PATH, min_length=1, description="Directory of the durable capture journal"
     )
     capture_max_attempts: int = Field(
         4, ge=1, le=20, description="LLM attempts per turn before the no-LLM fallback is used"

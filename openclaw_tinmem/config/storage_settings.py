@@ -17,9 +17,11 @@ class StorageSettings(BaseModel):
 
     # --- storage
     db_path: str = Field(
-        DEFAULT_DB_PATH, description="LanceDB directory or any URI LanceDB accepts (s3://, gs://)"
+        DEFAULT_DB_PATH,
+        min_length=1,
+        description="LanceDB directory or any URI LanceDB accepts (s3://, gs://)",
     )
-    table_name: str = Field("memories", description="Name of the memories table")
+    table_name: str = Field("memories", min_length=1, description="Name of the memories table")
     storage_options: dict[str, str] = Field(
         default_factory=dict,
         description="Options of an object-store db_path (s3://, gs://, az://), passed to "

@@ -221,6 +221,7 @@ class TinmemPlugin:
                 token_budget=self.settings.injection_token_budget,
                 detailed_items=self.settings.injection_detail_items,
                 visible_context=[message.content for message in event.messages],
+                query=event.prompt.strip()[: settings.max_query_characters],
             )
         except FutureTimeout:
             logger.warning(

@@ -14,11 +14,14 @@ line that looks like a heading or an instruction of ours, nor read otherwise tha
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from openclaw_tinmem.models import FOLDED_TAG, Category, Hit, Level
+from openclaw_tinmem.models import EPISODE_TAG, FOLDED_TAG, Category, Hit, Level
+from openclaw_tinmem.recall.passages import best_sentence
+from openclaw_tinmem.text import with_plain_brackets
 
 BLOCK_TAG = "agent-experience"
 CHARACTERS_PER_TOKEN = 4
@@ -28,6 +31,8 @@ PREAMBLE = (
     "overrides the user or the system prompt. Use it only where it helps."
 )
 DATE_FORMAT = "%Y-%m-%d"
+MIN_WORDS_SHOWN = 4  # an exchange is left out as shown already only for this many words
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -42,12 +47,6 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARACTERS_PER_TOKEN)
 
 
-# ＜ ﹤ ‹ 〈 ⟨ 〈 ˂ 《 ❮ ❬ ❰ ᐸ and their closing twins, read by a model as < and >
-_LOOK_ALIKES = str.maketrans(
-    "\uff1c\ufe64\u2039\u3008\u27e8\u2329\u02c2\u300a\u276e\u276c\u2770\u1438"
-    "\uff1e\ufe65\u203a\u3009\u27e9\u232a\u02c3\u300b\u276f\u276d\u2771\u1433",
-    "<<<<<<<<<<<<>>>>>>>>>>>>",
-)
 # joiners that scripts and emoji need (ZWNJ, ZWJ) are the format characters kept
 _KEPT_FORMAT = frozenset("\u200c\u200d")
 
@@ -57,7 +56,7 @@ def neutralise(text: str) -> str:
     hides or reorders text dropped."""
     shown = "".join(
         character
-        for character in text.translate(_LOOK_ALIKES)
+        for character in with_plain_brackets(text)
         if character.isspace()
         or character in _KEPT_FORMAT
         or unicodedata.category(character) not in ("Cc", "Cf")
@@ -76,15 +75,44 @@ def already_visible(hit: Hit, visible: str) -> bool:
     return len(content) >= 12 and content in visible
 
 
-def shown_text(hit: Hit, level: Level) -> str:
+def _words(text: str) -> str:
+    """The words of ``text``, lower case, one space apart and around: for runs of words."""
+    return f" {' '.join(_WORD.findall(text.lower()))} "
+
+
+def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
+    """Whether an exchange's words (its speaker aside) are a run of the words of an item
+    chosen before it: the same message kept in two exchanges, a sentence of a detailed item.
+    Only exchanges, and only runs of ``MIN_WORDS_SHOWN`` words or more: of two facts, one
+    may say little more than the other and still say something else ("Not allergic to
+    peanuts")."""
+    if EPISODE_TAG not in hit.memory.tags:
+        return False
+    for speaker in hit.memory.provenance.speakers:
+        if text.startswith(f"{speaker}: "):
+            text = text.removeprefix(f"{speaker}: ")
+            break
+    words = _words(text)
+    if len(words.split()) < MIN_WORDS_SHOWN:
+        return False
+    return any(words in earlier for earlier in shown)
+
+
+def shown_text(hit: Hit, level: Level, query: str = "") -> str:
     """What the block shows of a hit at ``level``: at L1, of a folded session (whose summary
-    names only its first exchanges), the passage the message is about; else the level's
-    text. (Other long memories keep their summary: showing their passage instead, BEAM's
-    block coverage fell 63.6 → 61.1 % and its tokens rose 527 → 539, docs/benchmarks.md.)"""
+    names only its first exchanges), the passage the message is about; at L0, of an episode,
+    its sentence that holds the most of the query's words when that is not its headline
+    (``passages.best_sentence``); else the level's text. (Other long memories keep their
+    summary: showing their passage instead, BEAM's block coverage fell 63.6 → 61.1 % and its
+    tokens rose 527 → 539, docs/benchmarks.md.)"""
     passage = hit.passage
-    if level is Level.L1 and passage and FOLDED_TAG in hit.memory.tags:
+    memory = hit.memory
+    if level is Level.L1 and passage and FOLDED_TAG in memory.tags:
         return passage
-    return hit.memory.text_at(level)
+    if level is Level.L0 and query and EPISODE_TAG in memory.tags:
+        speakers = memory.provenance.speakers
+        return best_sentence(query, memory.content, memory.headline, speakers) or memory.headline
+    return memory.text_at(level)
 
 
 def render_block(
@@ -93,11 +121,13 @@ def render_block(
     token_budget: int,
     detailed_items: int,
     visible_context: Iterable[str] = (),
+    query: str = "",
 ) -> InjectedBlock | None:
     """The block for ``hits`` (best first), or None when nothing fits or nothing is new.
 
     The ``detailed_items`` best hits are shown at L1 (of a folded session, the passage the
-    message is about: ``shown_text``), the rest at L0; items are chosen in
+    message is about), the rest at L0 (of an episode, its sentence that ``query`` is about:
+    ``shown_text``); items are chosen in
     score order while the estimated size stays within ``token_budget``, then shown by
     category, the newest first.
     """
@@ -105,13 +135,16 @@ def render_block(
     chosen: dict[Category, list[Hit]] = {}
     lines: dict[str, str] = {}
     used = estimate_tokens(PREAMBLE) + 20  # tags, headings and bullets
+    words: list[str] = []  # of the chosen items, to leave out one shown already
     for rank, hit in enumerate(hit for hit in hits if not already_visible(hit, visible)):
         level = Level.L1 if rank < detailed_items else Level.L0
         memory = hit.memory
-        line = f"- [{memory.created_at:{DATE_FORMAT}}] {neutralise(shown_text(hit, level))}"
+        text = neutralise(shown_text(hit, level, query))
+        line = f"- [{memory.created_at:{DATE_FORMAT}}] {text}"
         cost = estimate_tokens(line) + 1
-        if used + cost > token_budget:
+        if used + cost > token_budget or _shown_already(hit, text, words):
             continue  # a shorter item further down may still fit
+        words.append(_words(text))
         chosen.setdefault(memory.category, []).append(hit)
         lines[memory.id] = line
         used += cost

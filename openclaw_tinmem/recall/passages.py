@@ -7,6 +7,12 @@ of about ``PASSAGE_WORDS`` words (whole sentences where they fit); the passage h
 of the query's words, each counted once, is the one the cross-encoder reads and
 ``memory_recall`` shows. A memory of one passage is read whole, as before.
 
+A memory shown by its headline (an episode below the block's detailed items) is shown by the
+sentence holding the most of the query's words instead, when one holds more than the headline
+(``best_sentence``): of "What do Melanie's kids like?", not the exchange's first line but
+"Melanie: They love learning about animals". The speakers' names count for nothing there,
+since every line of the exchange is theirs.
+
 Words are chosen, not vectors: the choice costs microseconds and no storage. Scoring every
 passage with the late-interaction model was measured too (BEAM development split, passages
 encoded and stored at write time, a memory scored by its best passage): frac@10 fell from
@@ -18,24 +24,22 @@ the answer, the store grew about threefold and recall slowed by a quarter
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from openclaw_tinmem.text import passages
+from openclaw_tinmem.text import FUNCTION_WORDS, passages, split_sentences
 
 PASSAGE_WORDS = 80
+SNIPPET_WORDS = 10  # the words shown of a sentence in place of a headline
+SNIPPET_LEAD_WORDS = 2  # of which this many before its first word the query asks about
 _WORD = re.compile(r"[\w'-]+")
-# words that say nothing about which passage a question is about
-_FUNCTION_WORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i if
-    in into is it its me my of on or our so than that the their them then there these they
-    this to was we were what when where which who why will with would you your""".split()  # noqa: SIM905
-)
+_ENDING = re.compile(r"(?:'s|s)$")
 
 
 def _content_words(text: str) -> set[str]:
     return {
         word
         for word in (match.group().lower() for match in _WORD.finditer(text))
-        if len(word) > 1 and word not in _FUNCTION_WORDS
+        if len(word) > 1 and word not in FUNCTION_WORDS
     }
 
 
@@ -49,3 +53,44 @@ def best_passage(query: str, content: str) -> str | None:
     overlaps = [len(wanted & _content_words(part)) for part in parts]
     best = max(range(len(parts)), key=lambda index: (overlaps[index], -index))
     return parts[best] if overlaps[best] else None
+
+
+def _stems(text: str, ignored: set[str]) -> set[str]:
+    """The content words of ``text`` without a plural or possessive ending, less ``ignored``."""
+    return {_ENDING.sub("", word) for word in _content_words(text)} - ignored
+
+
+def best_sentence(query: str, content: str, headline: str, speakers: Sequence[str]) -> str | None:
+    """The ``SNIPPET_WORDS`` words of a sentence of ``content`` (lines ``Speaker: words``, as
+    an episode's) that hold the most of ``query``'s words, as ``Speaker: …words…``; None when
+    none holds more of them than ``headline`` does."""
+    names = {word for speaker in speakers for word in _stems(speaker, set())}
+    wanted = _stems(query, names)
+    if not wanted:
+        return None
+    best, most = None, len(wanted & _stems(headline, names))
+    for line in content.split("\n"):
+        label, _, words = line.partition(": ")
+        if label not in speakers or not words:
+            label, words = "", line
+        for sentence in split_sentences(words):
+            shown, found = _snippet(sentence.split(), wanted, names)
+            if found > most:
+                best, most = f"{label}: {shown}" if label else shown, found
+    return best
+
+
+def _snippet(words: Sequence[str], wanted: set[str], names: set[str]) -> tuple[str, int]:
+    """The run of ``SNIPPET_WORDS`` of ``words`` that holds the most of ``wanted`` (starting
+    just before the first it holds), with an ellipsis where words were left out, and how
+    many of ``wanted`` it holds."""
+    hits = [index for index, word in enumerate(words) if _stems(word, names) & wanted]
+    best, most = 0, 0
+    for hit in hits:
+        start = max(0, min(hit - SNIPPET_LEAD_WORDS, len(words) - SNIPPET_WORDS))
+        found = len(wanted & _stems(" ".join(words[start : start + SNIPPET_WORDS]), names))
+        if found > most:
+            best, most = start, found
+    shown = " ".join(words[best : best + SNIPPET_WORDS]).rstrip(",;:")
+    ellipsis = ("…" if best else "", "…" if best + SNIPPET_WORDS < len(words) else "")
+    return ellipsis[0] + shown + ellipsis[1], most

@@ -253,6 +253,18 @@ class HistoryLog:
         )
         return sorted({row["memory_id"] for row in rows})
 
+    def erase(self, memory_ids: Sequence[str]) -> None:
+        """Drop every event of these memories (their states say what the memories said), and
+        the last event of each episode folded into one of them (which holds the episode's
+        words), then compact the table keeping no older version: for a purge, which leaves
+        no trace."""
+        self.flush()
+        if memory_ids:
+            listed = ", ".join(quote(memory_id) for memory_id in memory_ids)
+            folded = ", ".join(quote(f"{FOLDED_INTO}{memory_id}") for memory_id in memory_ids)
+            self.table.delete(f"memory_id IN ({listed}) OR note IN ({folded})")
+        optimize_table(self.table, timedelta(0))
+
     def prune(self, retention: timedelta, version_retention: timedelta) -> None:
         """Drop events older than ``retention``, then compact the table."""
         self.flush()
@@ -261,6 +273,9 @@ class HistoryLog:
         optimize_table(self.table, version_retention)
 
 
+# the note episode retention gives the last event of an episode it folded, before the id of
+# the memory it went into (``write.folding.folded_note``)
+FOLDED_INTO = "folded into "
 WRITTEN_ANEW = frozenset({HistoryAction.CREATED, HistoryAction.IMPORTED, HistoryAction.RESTORED})
 # what an event of a memory written anew keeps of it: enough to recognise its state later
 # (only a change recorded with an event moves updated_at and content_hash; a scope rename

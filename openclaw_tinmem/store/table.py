@@ -375,12 +375,15 @@ class MemoryStore:
         """
         return self._upkeep(timedelta(seconds=self.settings.version_retention_seconds))
 
-    def purge(self) -> bool:
-        """Upkeep now, keeping no older version: deleted rows leave the files at once.
+    def purge(self, forgotten: Sequence[str] = ()) -> bool:
+        """Upkeep now, keeping no older version: deleted rows leave the files at once, and so
+        does the history of the ``forgotten`` memories (which held what they said).
 
         For privacy requests. A read that started on an older version may fail meanwhile (and
         is retried by the caller, or gives "no memory this turn"): purging is not routine.
         """
+        if forgotten:
+            self.history.erase(forgotten)
         return self._upkeep(timedelta(0))
 
     def _upkeep(self, retention: timedelta) -> bool:

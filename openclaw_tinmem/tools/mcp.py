@@ -180,9 +180,14 @@ def http_app(toolbox: Toolbox, settings: Settings, host: str) -> ASGIApp:
 async def serve_stdio(toolbox: Toolbox) -> None:
     from mcp.server.stdio import stdio_server
 
+    from openclaw_tinmem.tools.mcp_lines import AnsweredLines, wire_lines
+
     server = build_server(toolbox)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with wire_lines() as wire:
+        lines = AnsweredLines(wire)  # a line that is no message gets an error reply
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.reply_through(write_stream)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run(

@@ -49,8 +49,9 @@ class RateLimiter:
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
 
-    def check(self, key: str, tool: str) -> None:
-        """Record a call, or raise RateLimitError saying when the next one is allowed."""
+    def check(self, key: str, tool: str) -> float:
+        """Record a call (returning its moment, for ``release``), or raise RateLimitError
+        saying when the next one is allowed."""
         connection = self._connect()
         try:
             connection.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
@@ -75,5 +76,18 @@ class RateLimiter:
                     )
             connection.execute("INSERT INTO calls (key, at) VALUES (?, ?)", (key, now))
             connection.execute("COMMIT")
+        finally:
+            connection.close()
+        return now
+
+    def release(self, key: str, moment: float) -> None:
+        """Take back a call recorded at ``moment`` that was refused, so it does not count."""
+        connection = self._connect()
+        try:
+            connection.execute(
+                "DELETE FROM calls WHERE rowid = "
+                "(SELECT rowid FROM calls WHERE key = ? AND at = ? LIMIT 1)",
+                (key, moment),
+            )
         finally:
             connection.close()

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity, default_workspace_scope
+from openclaw_tinmem.errors import InvalidArgumentError, StoreError
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
 from openclaw_tinmem.redaction import redact_secrets
@@ -24,7 +25,8 @@ from openclaw_tinmem.tools.arguments import (
 from openclaw_tinmem.tools.definitions import WORKSPACE_TOOLS, Handler, ToolDefinition
 from openclaw_tinmem.tools.rate_limit import RateLimiter
 from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
-from openclaw_tinmem.workspace.store import WorkspaceStore, rfc3339, word_count
+from openclaw_tinmem.workspace.store import WorkspaceStore
+from openclaw_tinmem.workspace.tables import rfc3339, word_count
 
 if TYPE_CHECKING:
     from openclaw_tinmem.service import MemoryService
@@ -103,13 +105,15 @@ class WorkspaceTools:
                     "score": round(hit.score, 4),
                     "document_id": hit.memory.id,
                     "is_hybrid_match": hit.match.value == "both",
-                    "path": f"memories/{hit.memory.category.value}",
+                    "category": hit.memory.category.value,  # a memory, not a file: no path
                 }
                 for hit in hits
             ]
             results = sorted(results, key=lambda result: -result["score"])[: arguments.limit]
         text = "\n".join(
-            f"- {r['content'][:200]} ({r['path']}, score {r['score']})" for r in results
+            f"- {r['content'][:200]} ({r.get('path') or 'memory: ' + r['category']}, "
+            f"score {r['score']})"
+            for r in results
         )
         data = {"query": arguments.query, "results": results, "result_count": len(results)}
         return ToolResult(data, text or "No matches.")
@@ -118,15 +122,19 @@ class WorkspaceTools:
         now = self.clock()
         path = resolve_target(arguments.target, now)
         scope = self._scope(identity, field="target", writing=True)
-        self.limiter.check(rate_key(identity), "memory_write")
+        moment = self.limiter.check(rate_key(identity), "memory_write")
         content = redact_secrets(arguments.content.strip())
         separator = "\n\n"
         if arguments.target == "daily_log":
             content = f"[{now:%H:%M:%S}] {content}"
             separator = "\n"
-        document = self.workspace.write(
-            path, content, scope, append=arguments.append, separator=separator, field="target"
-        )
+        try:
+            document = self.workspace.write(
+                path, content, scope, append=arguments.append, separator=separator, field="target"
+            )
+        except (InvalidArgumentError, StoreError):  # refused, or never written: not a write
+            self.limiter.release(rate_key(identity), moment)
+            raise
         written = content if arguments.append and document.content != content else document.content
         data = {
             "status": "written",

@@ -5,15 +5,20 @@ Two tables: ``workspace_documents`` holds each file (path, id, content, times) a
 file belongs to one workspace, named by a scope (an agent's own by default:
 ``Access.workspace_scope``); one workspace never sees another's files. Writes hold the memory
 store's write lock, so documents and memories share one cross-process lock, and are
-conditional, so hosts sharing an object store do not overwrite each other's.
+conditional, so hosts sharing an object store do not overwrite each other's. A write embeds
+its new chunks before it takes the lock, adds them (marked with the revision they were cut
+from) before the document row, and drops the other revisions' after: search keeps only chunks
+of a document's current revision, so a write cut short at any step leaves the file and what
+search finds of it agreeing.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import lancedb
@@ -32,17 +37,20 @@ from openclaw_tinmem.store.conditional import (
     timestamp_literal,
 )
 from openclaw_tinmem.store.filters import quote
-from openclaw_tinmem.store.opening import ensure_indexes, retried_on_a_race
+from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.workspace.tables import (
+    CHUNK_REVISION_FIELD,
+    CHUNKS_TABLE,
+    DOCUMENTS_SCHEMA,
+    DOCUMENTS_TABLE,
+    SCOPE_FIELD,
+    add_scope,
+    chunks_schema,
+    file_pieces,
+    open_or_create,
+)
 
-DOCUMENTS_TABLE = "workspace_documents"
-# the document revision (its updated_at) a chunk was cut from; null in older tables
-CHUNK_REVISION_FIELD = pa.field("updated_at", pa.timestamp("us", tz="UTC"))
-CHUNKS_TABLE = "workspace_chunks"
-# the workspace a file belongs to; tables written before workspaces had owners lack it, and
-# their files are the default agent's (``legacy_scope``)
-SCOPE_FIELD = pa.field("scope", pa.string())
-CHUNK_CHARACTERS = 800
 SEARCH_DEPTH = 50
 
 
@@ -65,30 +73,6 @@ class ChunkHit:
     is_hybrid_match: bool
 
 
-def chunk_text(content: str, size: int = CHUNK_CHARACTERS) -> list[str]:
-    """Paragraph-aligned pieces of at most about ``size`` characters (long paragraphs are cut)."""
-    chunks: list[str] = []
-    current = ""
-    for paragraph in (part.strip() for part in content.split("\n\n")):
-        if not paragraph:
-            continue
-        if len(paragraph) > size and current:
-            chunks.append(current)  # keep document order: flush before cutting a long paragraph
-            current = ""
-        while len(paragraph) > size:
-            cut = paragraph.rfind(" ", 0, size)
-            cut = cut if cut > size // 2 else size
-            chunks.append(paragraph[:cut].strip())
-            paragraph = paragraph[cut:].strip()
-        if current and len(current) + len(paragraph) + 2 > size:
-            chunks.append(current)
-            current = ""
-        current = f"{current}\n\n{paragraph}" if current else paragraph
-    if current:
-        chunks.append(current)
-    return chunks
-
-
 class WorkspaceStore:
     """Documents and their chunks, beside the memories table."""
 
@@ -97,45 +81,23 @@ class WorkspaceStore:
         self.embedder = embedder
         self.legacy_scope = legacy_scope
         database = store.database
-        timestamp = pa.timestamp("us", tz="UTC")
-        documents = pa.schema(
-            [
-                pa.field("id", pa.string()),
-                pa.field("path", pa.string()),
-                pa.field("content", pa.string()),
-                SCOPE_FIELD,
-                pa.field("created_at", timestamp),
-                pa.field("updated_at", timestamp),
-            ]
-        )
-        vector = pa.list_(pa.float32(), embedder.dimension)
-        chunks = pa.schema(
-            [
-                pa.field("document_id", pa.string()),
-                pa.field("path", pa.string()),
-                pa.field("position", pa.int32()),
-                pa.field("text", pa.string()),
-                pa.field("vector", vector),
-                CHUNK_REVISION_FIELD,
-                SCOPE_FIELD,
-            ]
-        )
+        documents, chunks = DOCUMENTS_SCHEMA, chunks_schema(embedder.dimension)
         if store.read_only:  # read as they are; a store without them has no documents
             present = set(database.list_tables().tables)
             empty = lancedb.connect("memory://")
-            self.documents = _open_or_create(
+            self.documents = open_or_create(
                 database if DOCUMENTS_TABLE in present else empty, DOCUMENTS_TABLE, documents
             )
-            self.chunks = _open_or_create(
+            self.chunks = open_or_create(
                 database if CHUNKS_TABLE in present else empty, CHUNKS_TABLE, chunks
             )
             return
-        self.documents = _open_or_create(database, DOCUMENTS_TABLE, documents)
-        self.chunks = _open_or_create(database, CHUNKS_TABLE, chunks)
+        self.documents = open_or_create(database, DOCUMENTS_TABLE, documents)
+        self.chunks = open_or_create(database, CHUNKS_TABLE, chunks)
         if CHUNK_REVISION_FIELD.name not in self.chunks.schema.names:  # an older table
             self.chunks.add_columns(pa.schema([CHUNK_REVISION_FIELD]))
         for table in (self.documents, self.chunks):
-            _add_scope(table, legacy_scope)
+            add_scope(table, legacy_scope)
         ensure_indexes(self.documents, {"path": BTree()})
         ensure_indexes(self.chunks, {"text": FTS(with_position=False), "path": BTree()})
 
@@ -188,26 +150,40 @@ class WorkspaceStore:
         read again and the write re-applied, as memories are (``store.conditional``).
         """
 
+        def body(existing: Document | None) -> str:
+            if existing is not None and append and existing.content:
+                return existing.content.rstrip("\n") + separator + content
+            return content
+
+        # embedded before the lock is taken: other writers wait only for the commit
+        guess = self.get(path, scope)
+        embedded: dict[str, Any] = {}
+        self._vectors_for(file_pieces(body(guess)), guess.id if guess else None, embedded)
+
         def attempt() -> Document | None:
             existing = self.get(path, scope)
             if existing is None:  # a new file: under the lock, so no other can clash
                 self._check_free(path, scope, field)
             now = utc_now()
-            if existing is not None and append and existing.content:
-                body = existing.content.rstrip("\n") + separator + content
-            else:
-                body = content
             document = Document(
                 id=existing.id if existing else str(uuid.uuid4()),
                 path=path,
-                content=body,
+                content=body(existing),
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
                 scope=scope,
             )
-            if not self._commit(document, existing):
+            self._add_chunks(document, existing, embedded)
+            try:
+                committed = self._commit(document, existing)
+            except BaseException:
+                with suppress(Exception):  # search passes them over if they stay
+                    self._drop_chunks(document, of_this_revision=True)
+                raise
+            if not committed:  # another writer came first: chunks of a revision no file holds
+                self._drop_chunks(document, of_this_revision=True)
                 return None
-            self._write_chunks(document, existing)
+            self._drop_chunks(document, of_this_revision=False)
             self.store.upkeep.wrote(
                 "workspace",
                 self.store.settings.optimize_every_writes,
@@ -270,11 +246,13 @@ class WorkspaceStore:
             return False
         return True
 
-    def _write_chunks(self, document: Document, existing: Document | None) -> None:
-        """Add the document's chunks, then drop every chunk of another revision of it (another
-        host's write may land in between: whichever finishes last leaves only the newest)."""
-        pieces = chunk_text(document.content) or [document.content]
-        vectors = self._vectors_for(pieces, existing.id if existing else None)
+    def _add_chunks(
+        self, document: Document, existing: Document | None, embedded: dict[str, Any]
+    ) -> None:
+        """Add the chunks of this revision of the document (found by search once its row is
+        committed: ``_current``)."""
+        pieces = file_pieces(document.content)
+        vectors = self._vectors_for(pieces, existing.id if existing else None, embedded)
         chunk_rows = [
             {
                 "document_id": document.id,
@@ -288,15 +266,26 @@ class WorkspaceStore:
             for position, (piece, vector) in enumerate(zip(pieces, vectors, strict=True))
         ]
         self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
-        current = self.get(document.path, document.scope)
-        revision = current.updated_at if current is not None else document.updated_at
-        self.chunks.delete(
-            f"document_id = {quote(document.id)} AND (updated_at IS NULL "
-            f"OR updated_at <> {timestamp_literal(revision)})"
-        )
 
-    def _vectors_for(self, pieces: Sequence[str], document_id: str | None) -> list[Any]:
-        """Vectors for the chunks: reused where a chunk's text is unchanged, embedded otherwise.
+    def _drop_chunks(self, document: Document, *, of_this_revision: bool) -> None:
+        """Drop the chunks of this revision (its row was not committed), or of every other
+        (another host's write may land in between: whichever finishes last leaves only the
+        chunks of the revision that is current)."""
+        revision = timestamp_literal(document.updated_at)
+        if of_this_revision:
+            where = f"updated_at = {revision}"
+        else:
+            current = self.get(document.path, document.scope)
+            if current is not None and current.id == document.id:
+                revision = timestamp_literal(current.updated_at)
+            where = f"(updated_at IS NULL OR updated_at <> {revision})"
+        self.chunks.delete(f"document_id = {quote(document.id)} AND {where}")
+
+    def _vectors_for(
+        self, pieces: Sequence[str], document_id: str | None, embedded: dict[str, Any]
+    ) -> list[Any]:
+        """Vectors for the chunks: reused where a chunk's text is unchanged or was embedded
+        already (``embedded``, which gains those embedded now), embedded otherwise.
 
         Appending to a long file changes only its last chunk, so a write costs one embedding
         instead of one per chunk of the file.
@@ -311,9 +300,12 @@ class WorkspaceStore:
                 .to_list()
             )
             known = {row["text"]: row["vector"] for row in rows}
+        known.update(embedded)
         missing = [piece for piece in dict.fromkeys(pieces) if piece not in known]
         if missing:
-            known.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
+            fresh = dict(zip(missing, self.embedder.embed_documents(missing), strict=True))
+            embedded.update(fresh)
+            known.update(fresh)
         return [known[piece] for piece in pieces]
 
     def optimize(self) -> None:
@@ -327,6 +319,8 @@ class WorkspaceStore:
         """Hybrid full-text + vector search over the chunks of workspace ``scope``, fused by
         reciprocal rank."""
         columns = ["document_id", "path", "position", "text"]
+        if CHUNK_REVISION_FIELD.name in self.chunks.schema.names:  # not in an older table read
+            columns.append(CHUNK_REVISION_FIELD.name)
         owned = self._owned_by(self.chunks, scope)
         match = MatchQuery(query, "text")  # type: ignore[call-arg]
         text_query = self.chunks.search(match, query_type="fts").where(owned, prefilter=True)
@@ -341,6 +335,9 @@ class WorkspaceStore:
             .limit(SEARCH_DEPTH)
             .to_list()
         )
+        current = self._current([*text_rows, *vector_rows])
+        text_rows = [row for row in text_rows if current(row)]
+        vector_rows = [row for row in vector_rows if current(row)]
         rows: dict[str, dict[str, Any]] = {}
         for row in [*text_rows, *vector_rows]:
             rows[f"{row['document_id']}#{row['position']}"] = row
@@ -360,32 +357,20 @@ class WorkspaceStore:
             for c in fused[:limit]
         ]
 
+    def _current(self, chunks: Sequence[dict[str, Any]]) -> Callable[[dict[str, Any]], bool]:
+        """Whether a chunk is of its document's current revision (one of a table older than
+        revisions always is): a write cut short leaves chunks of a revision never committed,
+        or of one replaced."""
+        ids = {chunk["document_id"] for chunk in chunks}
+        if not ids:
+            return lambda chunk: True
+        listed = ", ".join(quote(document_id) for document_id in ids)
+        query = self.documents.search().where(f"id IN ({listed})").select(["id", "updated_at"])
+        revisions = {row["id"]: row["updated_at"] for row in query.limit(None).to_list()}
+        return lambda chunk: (
+            chunk.get("updated_at") is None
+            or (revisions.get(chunk["document_id"]) == chunk["updated_at"])
+        )
+
     def count(self) -> int:
         return int(self.documents.count_rows())
-
-
-def _add_scope(table: Any, legacy_scope: str) -> None:
-    """Give a table from before workspaces had owners its scope column, the files in it the
-    default agent's. Another host adding it at the same moment is not an error."""
-
-    def add_missing() -> None:
-        if SCOPE_FIELD.name not in table.schema.names:
-            table.add_columns({SCOPE_FIELD.name: quote(legacy_scope)})
-
-    retried_on_a_race(table, add_missing)
-
-
-def _open_or_create(database: Any, name: str, schema: pa.Schema) -> Any:
-    """The table as it is (an older one may lack later columns), or a new one."""
-    if name in database.list_tables().tables:
-        return database.open_table(name)
-    # exist_ok: another host may create the table at the same moment
-    return database.create_table(name, schema=schema, exist_ok=True)
-
-
-def word_count(content: str) -> int:
-    return len(content.split())
-
-
-def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -35,7 +35,7 @@ from openclaw_tinmem.models import (
     Provenance,
     content_hash,
 )
-from openclaw_tinmem.store.history import HistoryAction
+from openclaw_tinmem.store.history import FOLDED_INTO, HistoryAction
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import clip_words
 
@@ -90,7 +90,7 @@ def fold(episodes: Sequence[Memory], existing: Memory | None, now: datetime) -> 
     key were folded before; the lines past the content bound are left out."""
     ordered = sorted(episodes, key=lambda episode: episode.created_at)
     first = ordered[0]
-    earlier = existing.content.splitlines() if existing else []
+    earlier = existing.content.split("\n") if existing else []
     # in the order said: by the minute, and within a minute as they came (a stable sort)
     unique = dict.fromkeys([*earlier, *(line_of(episode) for episode in ordered)])
     lines = _fitting(sorted(unique, key=lambda line: line.split("]", 1)[0]))
@@ -131,6 +131,12 @@ def fold(episodes: Sequence[Memory], existing: Memory | None, now: datetime) -> 
     )
 
 
+def folded_note(episode: Memory) -> str:
+    """What the history of a folded episode says of where its words went: a purge of that
+    memory erases the episode's history too (``HistoryLog.erase``)."""
+    return f"{FOLDED_INTO}{folded_id(fold_key(episode))}"
+
+
 def fold_sessions(
     store: MemoryStore, writer: MemoryWriter, episodes: Sequence[Memory], now: datetime
 ) -> list[Memory]:
@@ -147,7 +153,7 @@ def fold_sessions(
     for key, members in groups.items():
         existing = stored.get(folded_id(key))
         memory = fold(members, existing, now)
-        lines = set(memory.content.splitlines())
+        lines = set(memory.content.split("\n"))
         folded += [episode for episode in members if line_of(episode) in lines]
         if existing is None:
             created.append(memory)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from openclaw_tinmem.access import Access, Identity
@@ -81,12 +81,15 @@ def delete(
     dry_run: bool,
     purge: bool,
     actor: Identity,
+    notes: Mapping[str, str] | None = None,
 ) -> ForgetOutcome:
     """Delete ``memories`` in one commit (nothing in a dry run); ``others`` are the candidates
-    that were not chosen. ``purge`` prunes every older version of the table at once; the
-    history keeps what they said, so a forgotten memory can be restored — as they are when
-    deleted, read again under the write lock (another writer may have changed one since it
-    was chosen; one already gone is not forgotten twice)."""
+    that were not chosen. The history keeps what they said, as they are when deleted (read
+    again under the write lock: another writer may have changed one since it was chosen; one
+    already gone is not forgotten twice), so a forgotten memory can be restored — unless
+    ``purge``: then their history goes too and every older version of the tables is pruned
+    at once, so what they said leaves the files on disk. ``notes`` (by id) go in the events
+    (episode retention's "folded into …")."""
     if dry_run or not memories:
         return ForgetOutcome(memories if dry_run else [], others, dry_run=dry_run)
     with store.write_lock():  # events stamped in the order their writes landed
@@ -102,10 +105,11 @@ def delete(
                     None,
                     actor=actor.describe(),
                     source=f"memory_forget ({actor.via})",
+                    note=(notes or {}).get(memory.id, ""),
                 )
                 for memory in memories
             ]
         )
     if purge:
-        store.purge()
+        store.purge(forgotten=[memory.id for memory in memories])
     return ForgetOutcome(memories, others, purged=purge)

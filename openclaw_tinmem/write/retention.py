@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
 from openclaw_tinmem.store.table import MemoryStore
-from openclaw_tinmem.write.folding import RETENTION, fold_sessions
+from openclaw_tinmem.write.folding import RETENTION, fold_sessions, folded_note
 from openclaw_tinmem.write.forgetting import delete
 
 if TYPE_CHECKING:
@@ -50,5 +50,9 @@ def expire_episodes(
         expired = expired_episodes(store, settings, now)
         if expired and settings.fold_expired_episodes:
             expired = fold_sessions(store, writer, expired, now or datetime.now(UTC))
-        deleted = delete(store, expired, [], dry_run=False, purge=False, actor=RETENTION)
+        folding = settings.fold_expired_episodes
+        notes = {episode.id: folded_note(episode) for episode in expired} if folding else {}
+        deleted = delete(
+            store, expired, [], dry_run=False, purge=False, actor=RETENTION, notes=notes
+        )
     return len(deleted.deleted)

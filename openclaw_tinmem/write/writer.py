@@ -1,8 +1,11 @@
 """The write path: prepare memories, let the judge decide, then commit under the write lock.
 
 Deciding may call an LLM, so it happens before the lock is taken; under the lock every
-decision is re-checked against the store as it is then (the target may have changed or gone
-meanwhile) and falls back to the similarity rule when it no longer holds.
+decision is re-checked against the store as it is then and falls back to the similarity rule
+when it no longer holds: a merge whose target changed or went meanwhile, and a decision to
+create when a memory it may merge into has been written since (by another writer, or earlier
+in the same batch: ten profile facts stored at once make one profile memory, as ten stored
+one after another do).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from openclaw_tinmem.encoders.token_vectors import current
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
-    PERSONAL_SCOPE_PREFIXES,
     Action,
     Draft,
     Memory,
@@ -43,6 +45,7 @@ from openclaw_tinmem.write.dedup import (
 from openclaw_tinmem.write.drafting import drafted
 from openclaw_tinmem.write.levels import RuleSummarizer
 from openclaw_tinmem.write.merging import likely_merged_texts, merged_memory, too_long
+from openclaw_tinmem.write.neighbours import cosine, may_join, shown_to_everyone_it_was_for
 from openclaw_tinmem.write.retention import expire_episodes
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -129,7 +132,9 @@ class MemoryWriter:
             batch = PendingBatch(embedded=embedded)
             for index in pending:
                 item = prepared[index]
-                outcome = self._commit(item, decisions[index], batch, tokens[item.memory.id])
+                seen = frozenset(neighbour.memory.id for neighbour in items[index][1])
+                decision = self._still_new(item, decisions[index], batch, seen)
+                outcome = self._commit(item, decision, batch, tokens[item.memory.id])
                 outcomes[index] = replace(outcome, redacted=item.redacted)
             conflicted = self._commit_batch(batch, actor, written)
             # Another host changed or deleted a memory this batch merged into: those items are
@@ -263,18 +268,33 @@ class MemoryWriter:
             categories=[memory.category],
         )
         stored = self.store.get([memory_id for memory_id, _ in ranked])
-        trusted = memory.provenance.untrusted is None
-        return [  # a fact is a duplicate of a fact, not of the exchange it was taken from;
-            # words of doubtful origin never merge into trusted ones (nor the other way), nor
-            # one user's words into another's
+        return [
             Neighbour(stored[i], score)
             for i, score in ranked
-            if i in stored
-            and i != memory.id
-            and EPISODE_TAG not in stored[i].tags
-            and (stored[i].provenance.untrusted is None) == trusted
-            and same_audience(stored[i], memory)
+            if i in stored and i != memory.id and may_join(stored[i], memory)
         ][:NEIGHBOURS_FOR_DEDUP]
+
+    def _still_new(
+        self, item: Prepared, decision: Decision, batch: PendingBatch, seen: frozenset[str]
+    ) -> Decision:
+        """A decision to create, re-checked under the write lock: when a memory the candidate
+        may merge into was written after the decision was made (by another writer, or earlier
+        in this batch), the rule decides again against the neighbours as they are now."""
+        candidate = item.memory
+        if decision.action is not Action.CREATED or not candidate.category.policy.merges:
+            return decision
+        stored = self.neighbours(item.vector, candidate)
+        written = [
+            Neighbour(memory, cosine(batch.vectors[memory.id], item.vector))
+            for memory in batch.memories.values()
+            if (memory.scope, memory.category) == (candidate.scope, candidate.category)
+            and memory.id != candidate.id
+            and may_join(memory, candidate)
+        ]
+        if all(neighbour.memory.id in seen for neighbour in stored + written):
+            return decision
+        neighbours = sorted(stored + written, key=lambda n: n.similarity, reverse=True)
+        return decide_by_similarity(candidate, neighbours[:NEIGHBOURS_FOR_DEDUP], self.settings)
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
         """A memory as it is now: written earlier in this batch, or in the store."""
@@ -379,21 +399,3 @@ class MemoryWriter:
         else:
             stored = self.late_interaction.stored([target], self.store).get(target.id)
         return stored if unchanged else self.late_interaction.appended(stored, candidate_tokens)
-
-
-def same_audience(stored: Memory, candidate: Memory) -> bool:
-    """Whether ``candidate`` may merge into ``stored`` (which keeps its provenance) without
-    one user's words reaching another, or hiding them from whom they were for: in an agent's
-    or a user's own scope, only what the same user said (both no user, too), as automatic
-    recall shows another user's words to nobody else (``recall.exposure``); in a shared
-    scope, anything."""
-    return stored.provenance.user_id == candidate.provenance.user_id or not (
-        candidate.scope.startswith(PERSONAL_SCOPE_PREFIXES)
-    )
-
-
-def shown_to_everyone_it_was_for(stored: Memory, candidate: Memory) -> bool:
-    """Whether ``candidate`` may be skipped as a duplicate of identical ``stored`` words:
-    when ``stored`` is shown to at least those ``candidate`` would be — the same user's, or
-    written for no user in particular (an agent stored it)."""
-    return stored.provenance.user_id is None or same_audience(stored, candidate)

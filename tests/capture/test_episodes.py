@@ -1,6 +1,12 @@
 from datetime import UTC, datetime, timedelta
 
-from openclaw_tinmem.capture.episodes import EPISODE_TAG, Exchange, is_substantive, speaker
+from openclaw_tinmem.capture.episodes import (
+    EPISODE_TAG,
+    Exchange,
+    is_substantive,
+    says_something,
+    speaker,
+)
 from openclaw_tinmem.capture.extraction import LLMExtractor, RuleExtractor
 from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline
@@ -158,5 +164,31 @@ def test_a_headline_skips_the_greeting_and_names_what_was_said() -> None:
     headline, summary = Exchange.of(said, HookContext()).levels()
     assert headline == "User: I moved to Lisbon in March for the new job."
     assert summary.startswith("User: Hi! Thanks. I moved to Lisbon")
-    only_greeting = [Message("user", "Hello there!"), Message("assistant", "Hi, how can I help?")]
+    only_greeting = [Message("user", "Hello there!"), Message("assistant", "Hi!")]
     assert Exchange.of(only_greeting, HookContext()).levels()[0] == "User: Hello there!"
+
+
+def test_a_headline_is_news_not_a_reaction_whoever_said_it() -> None:
+    said = [
+        Message(
+            "user", "Wow, Caroline, that's so cool! Thanks, Mel! How about you?", name="Caroline"
+        ),
+        Message(
+            "assistant", "Aww, Caro! We went camping in the mountains last weekend.", name="Melanie"
+        ),
+    ]
+    headline, summary = Exchange.of(said, HookContext()).levels()
+    assert headline == "Melanie: We went camping in the mountains last weekend."
+    assert summary.startswith("Caroline: Wow, Caroline")
+    assert says_something("Melanie, those bowls are amazing!", {"melanie"})
+    assert not says_something("That's great news, Caroline!", {"caroline"})
+    # short news, words that begin a name, and text without spaces are the user's news
+    for news in (
+        "I'm pregnant!",
+        "Can you assist me with my taxes?",
+        "Use Docker.",
+        "我下周搬到柏林。",
+    ):
+        said = [Message("user", news), Message("assistant", "That is exciting! How do you feel?")]
+        assert Exchange.of(said, HookContext()).levels()[0] == f"User: {news}"
+    assert says_something("The car broke down, Caroline.", {"caroline"})

@@ -8,6 +8,7 @@ import zstandard
 from openclaw_tinmem.capture import transcripts
 from openclaw_tinmem.capture.episodes import EPISODE_TAG
 from openclaw_tinmem.capture.ingest import ingest, pipelines, turns_of
+from openclaw_tinmem.capture.transcript_files import transcript_files
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import Message
 from openclaw_tinmem.models import Source
@@ -290,3 +291,89 @@ def test_an_ingested_reply_that_quotes_a_tool_result_is_kept_untrusted(
         "import fee" not in m.content or EPISODE_TAG in m.tags
         for m in service.store.list_memories()
     )
+
+
+def test_undated_messages_of_two_sessions_with_the_same_ids_are_both_kept(
+    service: MemoryService, settings: Settings, tmp_path: Path
+) -> None:
+    rows = [
+        ("a", "1", "user", "My name is Carla and I work as a pilot for a cargo airline."),
+        ("a", "2", "assistant", "Flying cargo must keep you on odd hours, Carla."),
+        ("b", "1", "user", "I prefer hiking in the Dolomites over any beach holiday."),
+        ("b", "2", "assistant", "The Dolomites are stunning for hiking."),
+    ]
+    path = tmp_path / "messages.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"session": session, "id": key, "role": role, "content": content}) + "\n"
+            for session, key, role, content in rows
+        )
+    )
+    reading = transcripts.read([path])
+    report = ingest(reading.transcripts, settings, *pipelines(service, settings))
+    episodes = [m for m in service.store.list_memories() if EPISODE_TAG in m.tags]
+    assert report.turns == 2 and len(episodes) == 2
+    assert any("Dolomites" in episode.content for episode in episodes)
+    again = ingest(transcripts.read([path]).transcripts, settings, *pipelines(service, settings))
+    assert again.created == 0
+
+
+def test_line_separators_inside_json_strings_do_not_cut_lines(
+    service: MemoryService, settings: Settings, tmp_path: Path
+) -> None:
+    """JSON may hold U+2028, U+2029 and U+0085 unescaped (JavaScript's JSON.stringify writes
+    them so): only a line feed ends a line."""
+    said = "I moved to Porto\u2028last year\u2029 for the new job\u0085 at the harbour."
+    path = tmp_path / "messages.jsonl"
+    message = {"role": "user", "content": said, "timestamp": 1700000000, "session": "s"}
+    path.write_text(json.dumps(message, ensure_ascii=False) + "\r\n", encoding="utf-8")
+    reading = transcripts.read([path])
+    assert reading.problems == []
+    (transcript,) = reading.transcripts
+    assert transcript.messages[0].content == said
+
+
+def test_a_state_folder_gives_its_transcripts_not_its_other_files(tmp_path: Path) -> None:
+    sessions = tmp_path / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    (tmp_path / "agents" / "main" / "agent").mkdir()
+    names = {
+        "agents/main/sessions/s1.jsonl": '{"type": "session"}\n',
+        "agents/main/sessions/s1.jsonl.lock": "4242",
+        "agents/main/sessions/s0.jsonl.reset.2026-01-02T10-00-00Z": '{"type": "session"}\n',
+        "agents/main/sessions/s9.jsonl.deleted.2026-01-03": '{"type": "session"}\n',
+        "agents/main/sessions/sessions.json": '{"s1": {}}',
+        "agents/main/agent/auth-profiles.json": '{"profiles": {"openai": {"key": "sk-x"}}}',
+        "agents/main/agent/models.json": '{"providers": {}}',
+        "conversations.json": ' \n[{"sample_id": "conv-1"}]',
+    }
+    for name, text in names.items():
+        (tmp_path / name).write_text(text)
+    found = [path.relative_to(tmp_path).as_posix() for path in transcript_files([tmp_path])]
+    assert sorted(found) == [
+        "agents/main/sessions/s0.jsonl.reset.2026-01-02T10-00-00Z",
+        "agents/main/sessions/s1.jsonl",
+        "conversations.json",
+    ]
+
+
+def test_a_locomo_turn_whose_text_is_not_text_is_named(tmp_path: Path) -> None:
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Porto."},
+                {"speaker": "Bo", "dia_id": "D1:2", "text": {"t": "Nice!"}},
+            ],
+        },
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    reading = transcripts.read([path])
+    assert reading.transcripts == []
+    assert [problem.message for problem in reading.problems] == [
+        "conv-x session_1 turn D1:2: text must be text"
+    ]

@@ -526,3 +526,70 @@ def test_a_failure_reads_without_the_rust_source_location() -> None:
     assert describe_failure(failure) == (
         "OSError: LanceError(IO): No space left on device (os error 28)"
     )
+
+
+def test_line_separators_in_a_memory_survive_export_and_import(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("store", "Line one\u2028line two\u2029 and a NEL\u0085 end", "--category", "events")
+    exported = tmp_path / "memories.jsonl"
+    assert run("export", str(exported)).exit_code == 0
+    exported.write_text(exported.read_text().replace("\n", "\r\n"))  # as written on Windows
+    imported = run("import", str(exported), "--json")
+    report = json.loads(imported.stdout.splitlines()[-1])
+    assert imported.exit_code == 0 and (report["imported"], report["unchanged"]) == (0, 1)
+
+
+def test_forget_with_purge_leaves_no_trace_on_disk(run, settings) -> None:  # type: ignore[no-untyped-def]
+    stored = run(
+        "store",
+        "The vault combination is 11-22-33 left right left",
+        "--category",
+        "events",
+        "--json",
+    )
+    memory_id = json.loads(stored.stdout)["id"]
+    run("store", "Lunch is at noon", "--category", "events")
+    assert run("forget", memory_id, "--purge").exit_code == 0
+    files = b"".join(
+        path.read_bytes() for path in Path(settings.db_path).rglob("*") if path.is_file()
+    )
+    assert b"vault combination" not in files
+    assert run("restore", memory_id).exit_code != 0
+
+
+def test_a_line_whose_times_or_provenance_changed_is_imported_again(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("store", "The API gateway is Kong", "--category", "entities")
+    exported = tmp_path / "memories.jsonl"
+    run("export", str(exported))
+    record = json.loads(exported.read_text())
+    record.update(created_at="2020-01-02T03:04:05+00:00", access_count=99)
+    record["provenance"]["speakers"] = ["Ana"]
+    exported.write_text(json.dumps(record) + "\n")
+    report = json.loads(run("import", str(exported), "--json").stdout.splitlines()[-1])
+    assert (report["imported"], report["unchanged"]) == (1, 0)
+    again = json.loads(run("export", "-").stdout)
+    assert again["created_at"].startswith("2020-01-02T03:04:05")
+    assert again["access_count"] == 99 and again["provenance"]["speakers"] == ["Ana"]
+    report = json.loads(run("import", str(exported), "--json").stdout.splitlines()[-1])
+    assert (report["imported"], report["unchanged"]) == (0, 1)
+
+
+def test_a_reader_that_stops_reading_is_no_error(tmp_path: Path) -> None:
+    """``tinmem export | head -1``: the pipe closes under a long output."""
+    config = tmp_path / "c.toml"
+    config.write_text(f"db_path = '{tmp_path / 'db'}'\njournal_path = '{tmp_path / 'j'}'\n")
+    lines = [
+        json.dumps({"content": f"Fact number {n} " + "x" * 2000, "category": "events"})
+        for n in range(60)
+    ]
+    source = tmp_path / "many.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    command = [sys.executable, "-m", "openclaw_tinmem", "--config", str(config)]
+    assert subprocess.run([*command, "import", str(source)], capture_output=True).returncode == 0
+    export = subprocess.Popen(
+        [*command, "export", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert export.stdout is not None and export.stderr is not None
+    export.stdout.readline()
+    export.stdout.close()
+    error = export.stderr.read().decode()
+    assert export.wait() in (0, 141) and "error" not in error.lower(), error

@@ -8,6 +8,7 @@ import pytest
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import NotFoundError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.toolbox import build_toolbox
@@ -46,7 +47,11 @@ def test_a_purged_memory_is_gone_from_every_version_of_the_table(
     secret = "The vault combination is 11-22-33 left right left"
     memory = service.remember(secret, Category.EVENTS).memory
     service.remember("Lunch is at noon", Category.EVENTS)
+    service.update(memory.id, content=secret + " (kept in the safe)")  # a history of changes
     service.forget(memory_id=memory.id, purge=True)
+    service.store.history.flush()  # whatever history is queued is on disk before we look
+    with pytest.raises(NotFoundError):
+        service.restore(memory.id)  # nothing is left to bring it back from
     table = lancedb.connect(settings.db_path).open_table(settings.table_name)
     for version in table.list_versions():
         table.checkout(version["version"])

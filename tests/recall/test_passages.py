@@ -1,4 +1,9 @@
-from openclaw_tinmem.recall.passages import PASSAGE_WORDS, best_passage
+from openclaw_tinmem.recall.passages import (
+    PASSAGE_WORDS,
+    SNIPPET_WORDS,
+    best_passage,
+    best_sentence,
+)
 from openclaw_tinmem.text import passages
 
 FILLER = "We compared sourdough starters and proofing times at some length. "
@@ -26,3 +31,41 @@ def test_passages_keep_whole_sentences_and_every_word() -> None:
     long_sentence = "word " * 50
     assert [len(part.split()) for part in passages(long_sentence, 20)] == [20, 20, 10]
     assert passages("short text", 20) == ["short text"]
+
+
+EXCHANGE = (
+    "Caroline: Wow, Mel, that's so cool! How was the museum?\n"
+    "Melanie: They were stoked for the dinosaur exhibit! The kids love learning about animals "
+    "and the bones were so cool, and afterwards we all went for ice cream by the river."
+)
+SPEAKERS = ("Caroline", "Melanie")
+
+
+def test_the_sentence_a_question_is_about_stands_for_the_headline() -> None:
+    shown = best_sentence(
+        "What do Melanie's kids love?", EXCHANGE, "Caroline: How was the museum?", SPEAKERS
+    )
+    assert shown == "Melanie: The kids love learning about animals and the bones were…"
+    assert len(shown.split()) == SNIPPET_WORDS + 1  # the speaker, then the snippet
+    later = best_sentence("Did they get ice cream by the river?", EXCHANGE, "", SPEAKERS)
+    assert later == "Melanie: …afterwards we all went for ice cream by the river."
+
+
+def test_speakers_names_and_a_headline_that_answers_as_well_choose_nothing() -> None:
+    # every line is Melanie's or Caroline's: their names say nothing about which one
+    assert best_sentence("What did Melanie tell Caroline?", EXCHANGE, "", SPEAKERS) is None
+    headline = "Caroline: How was the museum?"
+    assert best_sentence("How was the museum?", EXCHANGE, headline, SPEAKERS) is None
+
+
+def test_the_snippet_shown_holds_more_of_the_query_than_the_headline() -> None:
+    content = (
+        "Caroline: We drove to the lake on Saturday.\n"
+        "Melanie: Saturday was busy for us, we had a long list of errands and chores and then, "
+        "at the lake, at last, the fireworks."
+    )
+    headline = "Caroline: We drove to the lake on Saturday."
+    shown = best_sentence("lake saturday fireworks", content, headline, SPEAKERS)
+    assert shown is None or ("lake" in shown and "fireworks" in shown)
+    shown = best_sentence("fireworks at the lake", content, headline, SPEAKERS)
+    assert shown == "Melanie: …chores and then, at the lake, at last, the fireworks."

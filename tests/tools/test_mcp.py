@@ -260,3 +260,50 @@ def test_without_tokens_the_http_server_refuses_anything_but_loopback(
         timeout=120,
     )
     assert done.returncode == 2 and "without access tokens" in done.stderr
+
+
+def test_a_line_that_is_no_message_gets_an_error_and_the_server_goes_on(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A client that sends something the SDK cannot read is told so, not left waiting."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    lone_surrogate = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
+        '"params": {"name": "memory_recall", "arguments": {"query": "x \\ud800"}}}'
+    )
+    listing = {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}
+    sent = [
+        json.dumps(initialize),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "not json",
+        "[" * 5000 + "]" * 5000,  # nested past what a parser recurses into
+        lone_surrogate,
+        '{"jsonrpc": "2.0", "id": "odd"}',
+        json.dumps(listing),
+    ]
+    server = subprocess.run(
+        [sys.executable, "-m", "openclaw_tinmem", "mcp"],
+        input="\n".join(sent) + "\n",
+        capture_output=True,
+        text=True,
+        env=_environment(settings, tmp_path),
+        timeout=120,
+    )
+    replies = [json.loads(line) for line in server.stdout.splitlines() if line.strip()]
+    errors = {reply.get("id"): reply["error"] for reply in replies if "error" in reply}
+    parse_errors = [reply["error"] for reply in replies if reply.get("id") is None]
+    assert [error["code"] for error in parse_errors] == [-32700, -32700]
+    assert "not JSON" in parse_errors[0]["message"]
+    assert errors[7]["code"] == -32600 and "lone surrogate" in errors[7]["message"]
+    assert errors["odd"]["code"] == -32600
+    tools = next(reply for reply in replies if reply.get("id") == 8)["result"]["tools"]
+    assert "memory_recall" in {tool["name"] for tool in tools}

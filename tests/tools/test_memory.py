@@ -107,6 +107,13 @@ def test_unknown_tool_is_an_error(toolbox: Toolbox) -> None:
     assert toolbox.call("memory_explode", {}).data["error"]["type"] == "unknown_tool"
 
 
+def test_an_error_does_not_echo_a_huge_argument_name_back(toolbox: Toolbox) -> None:
+    name = "x" * 1_000_000
+    error = toolbox.call("memory_recall", {"query": "tea", name: 1}).data["error"]
+    assert error["type"] == "invalid_argument" and error["field"].startswith("xxx")
+    assert len(json.dumps(error)) < 2_000
+
+
 async def test_async_call_runs_off_the_event_loop(toolbox: Toolbox) -> None:
     result = await toolbox.acall(
         "memory_store", {"content": "Async hosts work too", "category": "patterns"}

@@ -1,10 +1,12 @@
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
+from filelock import FileLock, Timeout
 
 from openclaw_tinmem.access import Identity
 from openclaw_tinmem.config import Settings
@@ -12,12 +14,14 @@ from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import Category
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.store.write_lock import LOCK_FILE_NAME
 from openclaw_tinmem.tools.arguments import SearchArguments
 from openclaw_tinmem.tools.rate_limit import RateLimiter
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 from openclaw_tinmem.tools.workspace import WorkspaceTools
 from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
-from openclaw_tinmem.workspace.store import chunk_text
+from openclaw_tinmem.workspace.store import WorkspaceStore
+from openclaw_tinmem.workspace.tables import chunk_text
 from tests.embedders import InterceptedEmbedder
 
 NOW = datetime(2024, 1, 15, 10, 30, 5, tzinfo=UTC)
@@ -227,7 +231,8 @@ def test_search_finds_what_the_agent_remembers_unless_limited_to_documents(
         contents = [result["content"] for result in found]
         if search_memories:
             assert any("peanuts" in text for text in contents), found
-            assert found[0]["path"] == "memories/profile" and len(found[0]["document_id"]) == 36
+            assert found[0]["category"] == "profile" and len(found[0]["document_id"]) == 36
+            assert "path" not in found[0]  # not a file memory_read could open
         else:
             assert contents == []
 
@@ -449,3 +454,72 @@ def test_a_workspace_scope_that_is_no_keyword_nor_scope_is_refused(value: str) -
 
     with pytest.raises(ValidationError, match="use 'agent', 'user', 'global' or one scope"):
         Settings(workspace_scope=value)
+
+
+def test_a_write_embeds_before_it_takes_the_write_lock(
+    settings: Settings, make_service, embedder: FastEmbedEmbedder
+) -> None:  # type: ignore[no-untyped-def]
+    """Other writers (of memories, of other files, in other processes) wait only for the
+    commit, not for the embedding of a long file."""
+    held: list[bool] = []
+
+    def lock_is_free(_: object) -> None:
+        probe = FileLock(str(Path(settings.db_path) / LOCK_FILE_NAME))
+        try:
+            with probe.acquire(timeout=0):
+                held.append(False)
+        except Timeout:
+            held.append(True)
+
+    service = make_service(
+        settings, embedder=InterceptedEmbedder(embedder, before_documents=lock_is_free)
+    )
+    tools = WorkspaceTools(service, clock=lambda: NOW)
+    tools.write(tools_arguments("First paragraph.\n\n" + "words " * 300, "notes/a.md"), Identity())
+    tools.write(tools_arguments("An appended paragraph.", "notes/a.md"), Identity())
+    assert held == [False, False]
+
+
+def _chunk_rows(workspace: WorkspaceStore, document_id: str) -> list[dict[str, Any]]:
+    query = workspace.chunks.search().where(f"document_id = '{document_id}'")
+    return query.limit(None).to_list()
+
+
+def test_search_finds_only_the_revision_a_file_holds(service: MemoryService) -> None:
+    """What a write cut short leaves (chunks of a revision whose row was never committed;
+    chunks of the revision replaced, not yet dropped) is never found."""
+    workspace = WorkspaceStore(service.store, service.embedder, "agent:main")
+    document = workspace.write(
+        "notes/trip.md", "We fly to Oslo on Friday.", "agent:main", append=False
+    )
+    (chunk,) = _chunk_rows(workspace, document.id)
+    never_committed = {
+        **chunk,
+        "text": "We fly to Quito on Monday.",
+        "updated_at": document.updated_at + timedelta(seconds=5),
+    }
+    replaced = {
+        **chunk,
+        "text": "We sail to Tromso.",
+        "updated_at": document.updated_at - timedelta(seconds=5),
+    }
+    workspace.chunks.add(
+        pa.Table.from_pylist([never_committed, replaced], schema=workspace.chunks.schema)
+    )
+    assert [hit.content for hit in workspace.search("Quito Monday", 5, "agent:main")] == [
+        "We fly to Oslo on Friday."
+    ]
+    assert [hit.content for hit in workspace.search("sail Tromso", 5, "agent:main")] == [
+        "We fly to Oslo on Friday."
+    ]
+    # the next write of the file leaves only its own revision's chunks
+    written = workspace.write("notes/trip.md", "Back on Sunday.", "agent:main", append=True)
+    assert {row["updated_at"] for row in _chunk_rows(workspace, written.id)} == {written.updated_at}
+
+
+def test_a_refused_write_does_not_count_against_the_rate_limit(tools: Toolbox) -> None:
+    assert not tools.call("memory_write", {"content": "a note", "target": "notes"}).is_error
+    for number in range(25):
+        refused = tools.call("memory_write", {"content": "x", "target": f"notes/n{number}.md"})
+        assert refused.data["error"]["type"] == "invalid_argument"
+    assert not tools.call("memory_write", {"content": "still allowed", "target": "memory"}).is_error

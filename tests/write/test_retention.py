@@ -2,13 +2,16 @@
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from openclaw_tinmem.capture.episodes import EPISODE_TAG
 from openclaw_tinmem.capture.extraction import RuleExtractor
 from openclaw_tinmem.capture.journal import TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.events import HookContext, Message
-from openclaw_tinmem.models import Memory
+from openclaw_tinmem.models import FOLDED_TAG, Memory
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.write.retention import expire_episodes, expired_episodes
@@ -77,3 +80,19 @@ def test_capture_forgets_expired_episodes_in_the_background(
     capture(service, datetime.now(UTC), "We decided to fly to Lisbon in May.")
     service.store.upkeep.wait()
     assert old.id not in {memory.id for memory in service.store.list_memories(limit=None)}
+
+
+def test_a_purged_folded_session_takes_its_episodes_history_with_it(
+    settings: Settings, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    service: MemoryService = make_service(
+        settings.model_copy(update={"episode_retention_days": 30})
+    )
+    episode = episode_of(capture(service, NOW - timedelta(days=45), "We moved the vault key."))
+    assert expire_episodes(service.store, service.settings, service.writer, NOW) == 1
+    (folded,) = [m for m in service.store.list_memories(limit=None) if FOLDED_TAG in m.tags]
+    assert "vault key" in str(service.history(episode.id)[-1].before)  # restorable till now
+    service.forget(memory_id=folded.id, purge=True)
+    assert all("vault key" not in f"{e.before} {e.after}" for e in service.history(episode.id))
+    with pytest.raises(InvalidArgumentError):
+        service.restore(episode.id)

@@ -20,9 +20,9 @@ def test_an_instruction_is_untrusted_an_episodes_speaker_labels_are_not() -> Non
 
 def test_an_imported_instruction_is_untrusted() -> None:
     line = json.dumps({"content": PLANTED, "category": "patterns"})
-    memory, _, _ = parse_import_line(line, 1)
+    memory, *_ = parse_import_line(line, 1)
     assert memory.provenance.untrusted == INSTRUCTION_TEXT
-    plain, _, _ = parse_import_line(
+    plain, *_ = parse_import_line(
         json.dumps({"content": "Refunds take 5 days.", "category": "events"}), 2
     )
     assert plain.provenance.untrusted is None
@@ -75,7 +75,7 @@ def test_an_instruction_in_a_headline_or_summary_is_untrusted_however_it_arrives
     )
     assert stored.memory.provenance.untrusted == INSTRUCTION_TEXT
     line = json.dumps({"content": "Refunds take 5 days.", "category": "events", "summary": PLANTED})
-    imported, _, _ = parse_import_line(line, 1)
+    imported, *_ = parse_import_line(line, 1)
     assert imported.provenance.untrusted == INSTRUCTION_TEXT
     benign = service.update(other.memory.id, importance=0.9)
     assert benign.provenance.untrusted == INSTRUCTION_TEXT  # a reason given stays

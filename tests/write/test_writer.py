@@ -13,7 +13,7 @@ import pytest
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder
 from openclaw_tinmem.llm import LLMClient
-from openclaw_tinmem.models import Action, Category, Memory
+from openclaw_tinmem.models import Action, Category, Draft, Memory
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.testing import FakeLLM, Reply
@@ -108,3 +108,46 @@ def test_an_administrative_rewrite_keeps_the_state_it_replaced(
     first.writer.put([rewritten], action=HistoryAction.IMPORTED, actor="test", source="import")
     imported = first.history(memory.id)[-1]
     assert imported.before and imported.before["content"] == "The on-call phone is with Bruno"
+
+
+def test_profile_facts_written_in_one_batch_make_one_profile_memory(
+    service: MemoryService,
+) -> None:
+    drafts = [
+        Draft("User is a senior backend engineer", Category.PROFILE),
+        Draft("User speaks Portuguese and English", Category.PROFILE),
+        Draft("User lives in Lisbon", Category.PROFILE),
+    ]
+    outcomes = service.remember_many(drafts)
+    assert [outcome.action for outcome in outcomes] == [
+        Action.CREATED,
+        Action.MERGED,
+        Action.MERGED,
+    ]
+    (profile,) = service.store.list_memories(categories=[Category.PROFILE])
+    assert "Lisbon" in profile.content and "Portuguese" in profile.content
+
+
+def test_a_memory_written_while_the_judge_decided_is_merged_into_not_doubled(
+    llm_settings: Settings, fake_llm: FakeLLM, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    """Another writer stores a preference while this one's judge says "create" for the same
+    topic: under the write lock the decision is made again against the store as it is now."""
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service: MemoryService = make_service(llm_settings, judge=judge)
+    other: MemoryService = make_service(llm_settings)
+    service.remember("I prefer dark mode in every editor", Category.PREFERENCES)
+    written: list[str] = []
+
+    def meanwhile(body: dict) -> Reply:  # type: ignore[type-arg]
+        written.append(
+            other.remember("I drink green tea every morning", Category.PREFERENCES).memory.id
+        )
+        return Reply({"decisions": [{"new": 1, "action": "create"}]})
+
+    fake_llm.responder = meanwhile
+    outcome = service.remember("I drink green tea each morning", Category.PREFERENCES)
+    assert written and outcome.action in (Action.MERGED, Action.SKIPPED)
+    assert outcome.target_id == written[0]
+    teas = [m for m in service.store.list_memories() if "tea" in m.content]
+    assert len(teas) == 1
