@@ -150,6 +150,7 @@ def test_a_misspelt_variable_is_named_with_the_option_it_was_meant_for(
     assert (
         not checks["environment"]["ok"] and "TINMEM_RECALL_LIMIT" in checks["environment"]["detail"]
     )
+    assert "store" in checks  # said, checked or not: a stray variable does not hide it
 
 
 @pytest.mark.parametrize(

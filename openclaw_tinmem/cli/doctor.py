@@ -181,9 +181,12 @@ def diagnose(
     unknown = unknown_variables(dict(os.environ))
     if unknown:
         checks.append(_check("environment", False, "; ".join(unknown)))
-    checks.extend(_model_checks(settings))
-    if all(check["ok"] for check in checks):
+    models = _model_checks(settings)
+    checks.extend(models)
+    if all(check["ok"] for check in models):  # the store is opened with its embedding model
         checks.append(_safely("store", lambda: _store_check(settings)))
+    else:
+        checks.append(_check("store", False, "not checked: a model above is not available"))
     checks.append(similarity_floors_check(settings))
     checks.append(_llm_check(settings))
     checks.append(_safely("capture journal", lambda: _capture_check(settings)))
