@@ -41,13 +41,14 @@ HEADLINE_WORDS = 15
 # words that, with function words and the speakers' names, make a sentence a reaction rather
 # than news ("Wow, Caroline, that's so cool!", "Thanks, Mel! How about you?")
 _REACTION_WORDS = frozenset(
-    """about absolutely agreed aw aww awww awesome amazing beautiful brilliant cheers congrats
-    congratulations cool cute definitely exactly excellent fantastic fun glad going good
-    gorgeous great haha hello hey hi hiya incredible indeed interesting just lol lovely much
-    news nice oh ok okay omg ooh perfect really right sounds sure sweet thank thanks totally
-    true very wonderful wow yay yeah yep yes""".split()  # noqa: SIM905
+    """about absolutely agreed aw aww awww awesome amazing beautiful brilliant bye care cheers
+    congrats congratulations cool cute definitely exactly excellent fantastic fun glad going
+    good goodbye gorgeous great haha hello hey hi hiya incredible indeed interesting just lol
+    lovely luck much news nice oh ok okay omg ooh perfect really right see sorry sounds sure
+    sweet take thank thanks totally true very welcome wonderful wow yay yeah yep yes""".split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[\w'’-]+")
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _CONTRACTION = re.compile(r"['’](?:s|m|re|ve|ll|d|t)$")
 SUMMARY_USER_WORDS = 45
 SUMMARY_REPLY_WORDS = 30
@@ -95,7 +96,9 @@ def says_something(sentence: str, names: set[str]) -> bool:
     written as a name is when one is called by it ("Mel" of "Melanie", not "car" of
     "Caroline")."""
     for match in _WORD.finditer(sentence):
-        word = _CONTRACTION.sub("", match.group().lower())
+        word = _CONTRACTION.sub("", match.group().lower().strip("'’-"))
+        if not _LETTER_OR_DIGIT.search(word):
+            continue  # a dash or a quote
         if word in FUNCTION_WORDS or word in _REACTION_WORDS or word in names:
             continue
         called = match.group()[:1].isupper() and (

@@ -169,6 +169,7 @@ def friendly_errors() -> Iterator[None]:
         # Python flushes standard output at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         sys.exit(EXIT_BROKEN_PIPE)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
@@ -189,12 +190,12 @@ def friendly_errors() -> Iterator[None]:
 
 
 def _stdout_closed() -> bool:
-    """Whether standard output is a pipe whose reader has gone (``poll`` reports an error on
-    its end; not where ``poll`` is missing)."""
+    """Whether standard output is a pipe whose reader has gone (``poll`` reports an error or
+    a hang-up on its end, as Linux and the BSDs do; not where ``poll`` is missing)."""
     try:
         poller = select.poll()
         poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(events & select.POLLERR for _, events in poller.poll(0))
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
     except (AttributeError, OSError, ValueError):
         return False
 

@@ -254,15 +254,16 @@ class HistoryLog:
         return sorted({row["memory_id"] for row in rows})
 
     def erase(self, memory_ids: Sequence[str]) -> None:
-        """Drop every event of these memories (their states say what the memories said), and
-        the last event of each episode folded into one of them (which holds the episode's
-        words), then compact the table keeping no older version: for a purge, which leaves
-        no trace."""
+        """Drop every event of these memories and of the episodes folded into them (their
+        states say what was said), then compact the table keeping no older version: for a
+        purge, which leaves no trace."""
         self.flush()
         if memory_ids:
-            listed = ", ".join(quote(memory_id) for memory_id in memory_ids)
             folded = ", ".join(quote(f"{FOLDED_INTO}{memory_id}") for memory_id in memory_ids)
-            self.table.delete(f"memory_id IN ({listed}) OR note IN ({folded})")
+            rows = self.table.search().where(f"note IN ({folded})").select(["memory_id"])
+            episodes = [row["memory_id"] for row in rows.limit(None).to_list()]
+            listed = ", ".join(quote(memory_id) for memory_id in [*memory_ids, *episodes])
+            self.table.delete(f"memory_id IN ({listed})")
         optimize_table(self.table, timedelta(0))
 
     def prune(self, retention: timedelta, version_retention: timedelta) -> None:

@@ -277,13 +277,12 @@ class MemoryWriter:
     def _still_new(
         self, item: Prepared, decision: Decision, batch: PendingBatch, seen: frozenset[str]
     ) -> Decision:
-        """A decision to create, re-checked under the write lock: when a memory the candidate
-        may merge into was written after the decision was made (by another writer, or earlier
-        in this batch), the rule decides again against the neighbours as they are now."""
+        """A decision to create, re-checked under the write lock: when memories the candidate
+        may merge into were written after the decision was made (by another writer, or earlier
+        in this batch), the rule decides against those (the judge saw the others)."""
         candidate = item.memory
         if decision.action is not Action.CREATED or not candidate.category.policy.merges:
             return decision
-        stored = self.neighbours(item.vector, candidate)
         written = [
             Neighbour(memory, cosine(batch.vectors[memory.id], item.vector))
             for memory in batch.memories.values()
@@ -291,10 +290,13 @@ class MemoryWriter:
             and memory.id != candidate.id
             and may_join(memory, candidate)
         ]
-        if all(neighbour.memory.id in seen for neighbour in stored + written):
+        unseen = [
+            n for n in self.neighbours(item.vector, candidate) + written if n.memory.id not in seen
+        ]
+        if not unseen:
             return decision
-        neighbours = sorted(stored + written, key=lambda n: n.similarity, reverse=True)
-        return decide_by_similarity(candidate, neighbours[:NEIGHBOURS_FOR_DEDUP], self.settings)
+        unseen.sort(key=lambda neighbour: neighbour.similarity, reverse=True)
+        return decide_by_similarity(candidate, unseen[:NEIGHBOURS_FOR_DEDUP], self.settings)
 
     def _current(self, memory_id: str, batch: PendingBatch) -> Memory | None:
         """A memory as it is now: written earlier in this batch, or in the store."""

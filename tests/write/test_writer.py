@@ -151,3 +151,22 @@ def test_a_memory_written_while_the_judge_decided_is_merged_into_not_doubled(
     assert outcome.target_id == written[0]
     teas = [m for m in service.store.list_memories() if "tea" in m.content]
     assert len(teas) == 1
+
+
+def test_the_recheck_leaves_the_judges_create_against_what_it_saw(
+    llm_settings: Settings, fake_llm: FakeLLM, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    """A fact written earlier in the batch on another topic does not reopen what the judge
+    decided about the memories it was shown."""
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service: MemoryService = make_service(llm_settings, judge=judge)
+    service.remember("I prefer my coffee with oat milk", Category.PREFERENCES)
+    fake_llm.script(
+        Reply({"decisions": [{"new": 1, "action": "create"}, {"new": 2, "action": "create"}]})
+    )
+    drafts = [
+        Draft("I prefer hiking in the mountains on weekends", Category.PREFERENCES),
+        Draft("I prefer my coffee with almond milk", Category.PREFERENCES),
+    ]
+    outcomes = service.remember_many(drafts)
+    assert [outcome.action for outcome in outcomes] == [Action.CREATED, Action.CREATED]
