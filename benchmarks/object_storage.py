@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -135,6 +136,8 @@ def run_case(location: str, options: dict[str, str], writers: int, writes: int) 
     if failed:
         raise SystemExit(f"writer(s) {failed} failed; see {root}/h*.log")
     acknowledged = [item for lines in outputs for item in lines if "stored" in item]
+    checked = _check(settings, acknowledged)
+    shutil.rmtree(root, ignore_errors=True)  # the hosts' journals and logs, read
     recalls = [value for lines in outputs for item in lines for value in item.get("recalls", [])]
     conflicts = sum(item.get("conflicts", 0) for lines in outputs for item in lines)
     refused = sum(item.get("refused", 0) for lines in outputs for item in lines)
@@ -145,7 +148,7 @@ def run_case(location: str, options: dict[str, str], writers: int, writes: int) 
         "recall_ms": percentiles(recalls),
         "conflicts_retried": conflicts,
         "writes_refused": refused,
-        **_check(settings, acknowledged),
+        **checked,
     }
 
 
@@ -163,7 +166,9 @@ def run_kill(
     process.send_signal(signal.SIGKILL)
     acknowledged = [item for item in _lines(process) if "stored" in item]
     process.wait()
-    return {"acknowledged_before_kill": len(acknowledged), **_check(settings, acknowledged)}
+    checked = _check(settings, acknowledged)
+    shutil.rmtree(root, ignore_errors=True)
+    return {"acknowledged_before_kill": len(acknowledged), **checked}
 
 
 def main() -> None:
@@ -187,6 +192,8 @@ def main() -> None:
                 else:
                     location, options = tempfile.mkdtemp(prefix="tinmem-local-"), {}
                 case = {"store": kind, **run_case(location, options, writers, arguments.writes)}
+                if kind == "local":
+                    shutil.rmtree(location, ignore_errors=True)
                 print(json.dumps(case), flush=True)
                 results["cases"].append(case)
         create_bucket(endpoint, "bench-kill")
