@@ -1,7 +1,7 @@
 // The shared bridge's leases and the memory capability, against real child processes and a
 // real temporary workspace. Run with `node --test integrations/openclaw/test/*.test.js`.
 import assert from "node:assert/strict";
-import { mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -76,9 +76,10 @@ test("the prompt section names only the memory tools the run offers", () => {
   assert.doesNotMatch(text, /memory_search|memory_update|memory_forget/);
 });
 
-test("workspace memory files are the agent's; anything else, or outside, is untrusted", async () => {
+test("workspace memory files are the agent's; anything else, or outside, is untrusted", async (t) => {
   const workspace = await mkdtemp(path.join(tmpdir(), "tinmem-ws-"));
   const outside = await mkdtemp(path.join(tmpdir(), "tinmem-out-"));
+  t.after(() => Promise.all([workspace, outside].map((folder) => rm(folder, { recursive: true, force: true }))));
   await writeFile(path.join(workspace, "MEMORY.md"), "x");
   await writeFile(path.join(workspace, "NOTES.md"), "x");
   await mkdir(path.join(workspace, "users", "ana"), { recursive: true });
