@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from openclaw_tinmem.text import FUNCTION_WORDS, passages, split_sentences
 
 PASSAGE_WORDS = 80
 SNIPPET_WORDS = 10  # the words shown of a sentence in place of a headline
 SNIPPET_LEAD_WORDS = 2  # of which this many before its first word the query asks about
+STEMS_CACHED = 4096  # texts (queries, words) whose stems are kept
 _WORD = re.compile(r"[\w'-]+")
 _ENDING = re.compile(r"(?:'s|s)$")
 
@@ -57,7 +59,13 @@ def best_passage(query: str, content: str) -> str | None:
 
 def _stems(text: str, ignored: set[str]) -> set[str]:
     """The content words of ``text`` without a plural or possessive ending, less ``ignored``."""
-    return {_ENDING.sub("", word) for word in _content_words(text)} - ignored
+    return set(_all_stems(text) - ignored)
+
+
+@lru_cache(maxsize=STEMS_CACHED)
+def _all_stems(text: str) -> frozenset[str]:
+    """Kept: a block asks the query's, and the same words', of every episode it shows."""
+    return frozenset(_ENDING.sub("", word) for word in _content_words(text))
 
 
 def best_sentence(query: str, content: str, headline: str, speakers: Sequence[str]) -> str | None:
