@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from openclaw_tinmem.models import EPISODE_TAG, FOLDED_TAG, Category, Hit, Level
-from openclaw_tinmem.recall.passages import best_sentence
+from openclaw_tinmem.recall.passages import brief_line
 from openclaw_tinmem.text import with_plain_brackets
 
 BLOCK_TAG = "agent-experience"
@@ -101,8 +101,8 @@ def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
 def shown_text(hit: Hit, level: Level, query: str = "") -> str:
     """What the block shows of a hit at ``level``: at L1, of a folded session (whose summary
     names only its first exchanges), the passage the message is about; at L0, of an episode,
-    its sentence that holds the most of the query's words when that is not its headline
-    (``passages.best_sentence``); else the level's text. (Other long memories keep their
+    the words of its user's that the message is about (``passages.brief_line``); else the
+    level's text. (Other long memories keep their
     summary: showing their passage instead, BEAM's block coverage fell 63.6 → 61.1 % and its
     tokens rose 527 → 539, docs/benchmarks.md.)"""
     passage = hit.passage
@@ -111,7 +111,7 @@ def shown_text(hit: Hit, level: Level, query: str = "") -> str:
         return passage
     if level is Level.L0 and query and EPISODE_TAG in memory.tags:
         speakers = memory.provenance.speakers
-        return best_sentence(query, memory.content, memory.headline, speakers) or memory.headline
+        return brief_line(query, memory.content, memory.headline, speakers)
     return memory.text_at(level)
 
 

@@ -7,11 +7,16 @@ of about ``PASSAGE_WORDS`` words (whole sentences where they fit); the passage h
 of the query's words, each counted once, is the one the cross-encoder reads and
 ``memory_recall`` shows. A memory of one passage is read whole, as before.
 
-A memory shown by its headline (an episode below the block's detailed items) is shown by the
-sentence holding the most of the query's words instead, when one holds more than the headline
-(``best_sentence``): of "What do Melanie's kids like?", not the exchange's first line but
-"Melanie: They love learning about animals". The speakers' names count for nothing there,
-since every line of the exchange is theirs.
+An episode shown in brief (below the block's detailed items) is shown by at most
+``SNIPPET_WORDS`` words of what its user said (``brief_line``): the sentence holding the most
+of the query's words, each counted once, when one holds more than the headline does — of
+"What does Caroline want to study?", not her first sentence but "Caroline: …keen on
+counseling or working in mental health…" — else the headline, both cut to the words around
+the first the query asks about. The speakers' names count for nothing there, since every line
+of the exchange is theirs. The reply's sentences are left to the detailed items (unless the
+user said nothing but thanks or the like): taken from the whole exchange, a sentence of an
+assistant's reply took the place of the user's own words, and the evidence a block shows fell
+on BEAM's assistant chats (docs/benchmarks.md).
 
 Words are chosen, not vectors: the choice costs microseconds and no storage. Scoring every
 passage with the late-interaction model was measured too (BEAM development split, passages
@@ -86,6 +91,33 @@ def best_sentence(query: str, content: str, headline: str, speakers: Sequence[st
             if found > most:
                 best, most = f"{label}: {shown}" if label else shown, found
     return best
+
+
+def brief_line(query: str, content: str, headline: str, speakers: Sequence[str]) -> str:
+    """What an episode (``content`` in lines ``Speaker: words``) shows in brief: the
+    ``best_sentence`` of the lines of its headline's speaker (its user, unless the user said
+    nothing but thanks or the like), else ``headline``, cut to ``SNIPPET_WORDS`` words."""
+    lines = content.split("\n")
+    label = headline.partition(": ")[0]
+    speaker = label if label in speakers else lines[0].partition(": ")[0]
+    said = "\n".join(line for line in lines if line.startswith(f"{speaker}: "))
+    return best_sentence(query, said, headline, speakers) or _shortened(query, headline, speakers)
+
+
+def _shortened(query: str, headline: str, speakers: Sequence[str]) -> str:
+    """``headline`` (``Speaker: words``, maybe cut with an ellipsis already) cut to the
+    ``SNIPPET_WORDS`` words around the first the query asks about."""
+    label, _, said = headline.partition(": ")
+    if label not in speakers:
+        label, said = "", headline
+    words = said.removesuffix("…").split()
+    if len(words) <= SNIPPET_WORDS:
+        return headline
+    names = {word for speaker in speakers for word in _stems(speaker, set())}
+    shown, _ = _snippet(words, _stems(query, names), names)
+    if said.endswith("…") and not shown.endswith("…"):
+        shown += "…"
+    return f"{label}: {shown}" if label else shown
 
 
 def _snippet(words: Sequence[str], wanted: set[str], names: set[str]) -> tuple[str, int]:

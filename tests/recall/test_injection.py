@@ -149,20 +149,23 @@ def _episode(content: str, headline: str, said_at: datetime) -> Hit:
     return Hit(memory, 0.9, 0.9, MatchKind.BOTH)
 
 
-def test_an_episode_in_brief_shows_the_sentence_the_prompt_is_about() -> None:
+def test_an_episode_in_brief_shows_what_its_user_said_about_the_prompt() -> None:
     said_at = datetime(2023, 7, 6, tzinfo=UTC)
-    content = (
-        "Caroline: Thanks, Mel!\n"
-        "Melanie: We went to the museum. The kids were stoked for the dinosaur exhibit."
+    reply = "Melanie: We went to the museum. The kids were stoked for the dinosaur exhibit."
+    asked_about = "Which exhibit did the kids like?"
+    thanked = _episode(
+        f"Caroline: Thanks, Mel!\n{reply}", "Melanie: We went to the museum.", said_at
     )
-    hit = _episode(content, "Caroline: Thanks, Mel!", said_at)
-    asked = render_block(
-        [hit], token_budget=500, detailed_items=0, query="Which exhibit did the kids like?"
-    )
-    assert asked is not None
-    assert "- [2023-07-06] Melanie: The kids were stoked for the dinosaur exhibit." in asked.text
-    unasked = render_block([hit], token_budget=500, detailed_items=0)
-    assert unasked is not None and "- [2023-07-06] Caroline: Thanks, Mel!" in unasked.text
+    rendered = render_block([thanked], token_budget=500, detailed_items=0, query=asked_about)
+    assert rendered is not None  # the user said only thanks: the reply is what was said
+    assert "- [2023-07-06] Melanie: The kids were stoked for the dinosaur exhibit." in rendered.text
+    asking = "Caroline: How was the museum with the kids?"
+    asked = _episode(f"{asking}\n{reply}", asking, said_at)
+    rendered = render_block([asked], token_budget=500, detailed_items=0, query=asked_about)
+    assert rendered is not None and f"- [2023-07-06] {asking}" in rendered.text
+    assert "stoked" not in rendered.text  # the reply's words are the detailed items' to show
+    unasked = render_block([thanked], token_budget=500, detailed_items=0)
+    assert unasked is not None and "- [2023-07-06] Melanie: We went to the museum." in unasked.text
 
 
 def test_an_item_whose_words_are_shown_already_is_left_out() -> None:

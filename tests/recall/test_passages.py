@@ -3,6 +3,7 @@ from openclaw_tinmem.recall.passages import (
     SNIPPET_WORDS,
     best_passage,
     best_sentence,
+    brief_line,
 )
 from openclaw_tinmem.text import passages
 
@@ -69,3 +70,25 @@ def test_the_snippet_shown_holds_more_of_the_query_than_the_headline() -> None:
     assert shown is None or ("lake" in shown and "fireworks" in shown)
     shown = best_sentence("fireworks at the lake", content, headline, SPEAKERS)
     assert shown == "Melanie: …chores and then, at the lake, at last, the fireworks."
+
+
+def test_a_brief_line_is_the_users_sentence_about_the_query_in_ten_words() -> None:
+    content = (
+        "Caroline: Wow, that's so cool! I went to a support group yesterday and it was great. "
+        "I'm keen on counseling or working in mental health, helping people like me.\n"
+        "Melanie: Counseling would suit you so well, you are a great listener and a kind friend."
+    )
+    headline = "Caroline: I went to a support group yesterday and it was great."
+    shown = brief_line("What does Caroline want to study? Counseling?", content, headline, SPEAKERS)
+    assert shown == "Caroline: …keen on counseling or working in mental health, helping people…"
+    assert len(shown.split()) == SNIPPET_WORDS + 1  # the speaker, then the snippet
+
+
+def test_a_long_headline_is_cut_to_the_words_around_the_query() -> None:
+    headline = "Caroline: Last weekend we finally drove up north to the lake house that my aunt…"
+    content = headline.removesuffix("…") + " rents every summer."
+    shown = brief_line("Where is the lake house?", content, headline, SPEAKERS)
+    assert shown == "Caroline: …drove up north to the lake house that my aunt…"
+    assert brief_line("hello", content, headline, SPEAKERS).startswith("Caroline: Last weekend")
+    short = "Caroline: We drove to the lake."
+    assert brief_line("Where is the lake?", short, short, SPEAKERS) == short
