@@ -20,6 +20,7 @@ const DEFAULTS = {
   toolSets: ["tinmem", "workspace"],
   injectAs: "prependContext",
 };
+const UNAVAILABLE = { error: { type: "unavailable", message: "tinmem memory is unavailable right now" } };
 const SESSION_HOOKS = ["session_start", "session_end", "before_reset", "before_compaction"];
 const WARNED = Symbol.for("openclaw-tinmem.warned");
 
@@ -110,14 +111,14 @@ function registerTools(api, bridge, config) {
         parameters: tool.parameters,
         catalogMode: "direct-only",
         async execute(_toolCallId, params) {
-          const result = await bridge.request(
+          const reply = await bridge.ask(
             "call_tool",
             { name: tool.name, arguments: params ?? {}, ctx: identity(toolContext) },
             config.toolTimeoutMs,
           );
-          const data = result?.data ?? {
-            error: { type: "unavailable", message: "tinmem memory is unavailable right now" },
-          };
+          // The Python side's own error (a tool the configuration leaves out, a broken
+          // setting) is the agent's to read; no answer at all is "unavailable".
+          const data = reply?.result?.data ?? (reply?.error ? { error: reply.error } : UNAVAILABLE);
           return { content: [{ type: "text", text: JSON.stringify(data) }], details: data };
         },
       }),
@@ -127,21 +128,26 @@ function registerTools(api, bridge, config) {
 }
 
 // The gateway's service: the Python side starts with the gateway (so the first turn's recall
-// finds it warm) and its health shows in `openclaw health`; it stops when the plugin is
-// replaced on a reload or the gateway stops.
+// finds it warm) and its health shows in `openclaw health`: a failure when it does not answer
+// the start's ping, crashes or hangs later, cleared when it answers again. It stops when the
+// plugin is replaced on a reload or the gateway stops.
 function registerBridgeService(api, config) {
   let lease = null;
+  let unwatch = null;
   api.registerService({
     id: "tinmem-bridge",
     start(ctx) {
       lease = acquireBridge({ command: config.command, env: config.env, logger: api.logger ?? console });
-      const pinged = lease.bridge.request("ping", {}, 60_000);
-      pinged.then((answer) => {
-        if (answer) ctx?.serviceHealth?.clearFailure?.();
-        else ctx?.serviceHealth?.reportFailure?.(new Error(`the tinmem Python side (${config.command.join(" ")}) is not answering`));
+      const health = ctx?.serviceHealth;
+      unwatch = lease.bridge.watch((error) => (error ? health?.reportFailure?.(error) : health?.clearFailure?.()));
+      lease.bridge.request("ping", {}, 60_000).then((answer) => {
+        if (answer) health?.clearFailure?.();
+        else health?.reportFailure?.(new Error(`the tinmem Python side (${config.command.join(" ")}) is not answering`));
       });
     },
     stop() {
+      unwatch?.();
+      unwatch = null;
       lease?.release();
       lease = null;
     },

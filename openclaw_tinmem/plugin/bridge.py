@@ -4,7 +4,10 @@ The OpenClaw gateway is a Node.js process; its tinmem plugin (``integrations/ope
 starts this once per gateway and talks JSON lines over stdin/stdout. Each request is one
 line, ``{"id": 1, "method": ..., "params": {...}}``; each answer is one line with the same
 ``id`` and ``result`` (or ``error``). Requests are served concurrently, so a slow capture
-never holds up a recall; answers may come back in any order.
+never holds up a recall; answers may come back in any order. A request may say until when
+its asker waits (``"deadline"``: milliseconds since the epoch); one that starts later is
+answered ``expired`` at once, so a flood of recalls no one waits for any more does not hold
+up the next turn's.
 
 Methods:
 - ``hook``: ``{"hook": "before_prompt_build" | "agent_end" | "session_start" |
@@ -20,16 +23,21 @@ Methods:
 - ``ping``: ``{"version": ...}``.
 
 Everything goes through one pluggy ``PluginManager`` holding the ``TinmemPlugin``, the same
-path as every other host. End of input closes the plugin (captures are flushed, bounded).
+path as every other host. End of input closes the plugin, bounded: the requests read are
+answered while they make progress; once none has finished for ``CLOSE_WAIT_SECONDS`` (an LLM
+or a lock that does not answer), those not started are dropped but captures, which are
+journalled first so that no turn is lost, and the process exits whatever is still stuck.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TextIO
 
 from openclaw_tinmem.access import Identity
@@ -61,6 +69,8 @@ logger = logging.getLogger("openclaw_tinmem")
 SESSION_HOOKS = ("session_start", "session_end", "before_reset", "before_compaction")
 WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds nothing
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
+CLOSE_WAIT_SECONDS = 10.0  # at end of input, the longest wait for a request to finish
+CAPTURE_HOOKS = ("agent_end", *SESSION_HOOKS)
 # OpenClaw's message roles as ours (system and other messages are left out)
 OPENCLAW_ROLES: dict[str, Role] = {
     "user": "user",
@@ -116,6 +126,25 @@ def to_context(raw: Any) -> HookContext:
     return HookContext.from_host(raw)
 
 
+def _is_capture(line: str) -> bool:
+    """Whether a request line asks for a capture hook (``agent_end``, a session's)."""
+    try:
+        request = json.loads(line)
+        return request.get("method") == "hook" and request["params"]["hook"] in CAPTURE_HOOKS
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return False
+
+
+def _number(value: Any) -> float:
+    """A number OpenClaw sends (a duration), 0 for anything else: a turn is never refused
+    for a field it only describes."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if number == number and abs(number) != float("inf") else 0.0
+
+
 class Bridge:
     """Serves requests from ``stdin`` on ``stdout`` until end of input."""
 
@@ -126,11 +155,27 @@ class Bridge:
         self.output = output
         self._write_lock = threading.Lock()
 
-    def serve(self, lines: TextIO) -> None:
-        with ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge") as pool:
+    def serve(self, lines: TextIO) -> bool:
+        """Answer until end of input; False when requests were stuck at the end."""
+        pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge")
+        queued: dict[Future[None], str] = {}
+        try:
             for line in lines:
                 if line.strip():
-                    pool.submit(self.answer, line)
+                    future = pool.submit(self.answer, line)
+                    queued[future] = line
+                    future.add_done_callback(lambda done: queued.pop(done, None))
+        finally:
+            waiting: set[Future[None]] = set(queued)
+            while waiting:
+                finished, waiting = wait(waiting, CLOSE_WAIT_SECONDS, FIRST_COMPLETED)
+                if not finished:
+                    break
+            for future, line in list(queued.items()):
+                if future.cancel() and _is_capture(line):
+                    self.answer(line)  # journalled: the turn is captured
+            pool.shutdown(wait=False)
+        return not queued
 
     def answer(self, line: str) -> None:
         request_id: Any = None
@@ -140,7 +185,12 @@ class Bridge:
             if not isinstance(request, dict):
                 raise InvalidRequestError("a request is a JSON object", field="request")
             request_id = request.get("id")
-            reply = {"id": request_id, "result": self.handle(request)}
+            deadline = request.get("deadline")
+            if isinstance(deadline, int | float) and time.time() * 1000 > deadline:
+                failure = {"type": "expired", "message": "the asker stopped waiting"}
+                reply = {"id": request_id, "error": failure}
+            else:
+                reply = {"id": request_id, "result": self.handle(request)}
         except json.JSONDecodeError as error:
             logger.warning("bridge request is not JSON: %s", error.msg)
             failed = InvalidRequestError(f"a request is a JSON object, not JSON: {error.msg}")
@@ -153,9 +203,12 @@ class Bridge:
             failure = {"type": "internal_error", "message": describe_failure(error)}
             reply = {"id": request_id, "error": failure}
         text = json.dumps(reply, ensure_ascii=False, default=str)
-        with self._write_lock:
-            self.output.write(text + "\n")
-            self.output.flush()
+        try:
+            with self._write_lock:
+                self.output.write(text + "\n")
+                self.output.flush()
+        except (OSError, ValueError):  # the host is gone: no one to answer
+            logger.debug("bridge answer not written: the output is closed")
 
     def handle(self, request: dict[str, Any]) -> Any:
         method, params = request.get("method"), request.get("params") or {}
@@ -201,7 +254,7 @@ class Bridge:
                 success=bool(event.get("success", True)),
                 error=event.get("error"),
                 run_id=str(event.get("runId") or ctx.run_id),
-                duration_ms=float(event.get("durationMs") or 0.0),
+                duration_ms=_number(event.get("durationMs")),
             )
             hook.agent_end(event=ended, ctx=ctx)
             return {}
@@ -252,10 +305,15 @@ def run(settings: Settings | None = None) -> None:
     bridge = Bridge(plugin, sys.stdout)
     warming = threading.Thread(target=bridge.warm_up, name="tinmem-warm-up", daemon=True)
     warming.start()
+    finished = False
     try:
-        bridge.serve(sys.stdin)
+        finished = bridge.serve(sys.stdin)
     finally:
         # the warm-up runs native model code: the interpreter must not tear down under it
         # (an input that ends at once would abort the process), so it finishes first
         warming.join()
         plugin.close()
+    if not finished:  # requests stuck past CLOSE_WAIT_SECONDS: their asker is gone
+        logger.warning("bridge closed with requests still under way; they were dropped")
+        logging.shutdown()
+        os._exit(0)

@@ -1,7 +1,10 @@
 """The memory browser's HTTP side: a page and a small JSON API over the service.
 
 It binds 127.0.0.1 only and answers only requests that carry the random token printed in
-its URL (``?token=`` for the page, the ``X-Tinmem-Token`` header for the API). Every call
+its URL (``?token=`` for the page and reads, the ``X-Tinmem-Token`` header for the API, and
+only the header for a change, which a page of another site cannot send without asking),
+named to this machine in their ``Host`` (no other site's name resolved to 127.0.0.1). Its
+answers forbid framing, loading from elsewhere and sending the URL on as a referrer. Every call
 goes through ``MemoryService`` with the browser's identity (the administrator, unless an
 agent is given), so the same rights, redaction and history apply as for the tools.
 """
@@ -16,7 +19,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.errors import NotFoundError, TinmemError
+from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, TinmemError
 from openclaw_tinmem.ui.parameters import (
     before_parameter,
     categories_parameter,
@@ -33,6 +36,16 @@ if TYPE_CHECKING:
     from openclaw_tinmem.service import MemoryService
 
 PAGE_SIZE = 50
+EDITABLE_FIELDS = ("content", "summary", "headline", "importance", "tags")
+LOCAL_HOSTS = ["127.0.0.1", "localhost"]
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 STATUS = {"invalid_argument": 400, "not_found": 404, "access_denied": 403}
 Handler = Callable[["Request"], Awaitable[Any]]
 
@@ -47,8 +60,11 @@ class BrowserApi:
         self.secret = secret
 
     def allowed(self, request: Request) -> bool:
-        given = request.headers.get("x-tinmem-token") or request.query_params.get("token") or ""
-        return hmac.compare_digest(given, self.secret)
+        given = request.headers.get("x-tinmem-token") or ""
+        if not given and request.method in ("GET", "HEAD"):
+            given = request.query_params.get("token") or ""
+        secret = self.secret.encode()
+        return hmac.compare_digest(given.encode("utf-8", "replace"), secret)
 
     def guarded(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` as a JSON endpoint: 401 without the token, tinmem's errors by kind."""
@@ -110,9 +126,13 @@ class BrowserApi:
         return {"memory": memory, "history": [event.to_dict() for event in history]}
 
     async def edit(self, request: Request) -> Any:
-        fields = await json_body(request)
-        allowed_fields = {"content", "summary", "headline", "importance", "tags"}
-        changes = {key: value for key, value in fields.items() if key in allowed_fields}
+        changes = await json_body(request)
+        unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+        if unknown:
+            raise InvalidArgumentError(
+                f"{unknown[0]!r} cannot be edited; fields: {', '.join(EDITABLE_FIELDS)}",
+                field=unknown[0][:200],
+            )
         memory_id = request.path_params["memory_id"]
         updated = self.service.update(memory_id, identity=self.identity, **changes)
         return {"memory": updated.public_dict()}
@@ -138,6 +158,8 @@ class BrowserApi:
 def build_app(service: MemoryService, identity: Identity, token: str | None = None) -> Starlette:
     """The browser's app; ``token`` (random by default) is in ``app.state.token``."""
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.routing import Route
 
     api = BrowserApi(service, identity, token or secrets.token_urlsafe(24))
@@ -151,6 +173,31 @@ def build_app(service: MemoryService, identity: Identity, token: str | None = No
         Route(one, api.guarded(api.forget), methods=["DELETE"]),
         Route(f"{one}/restore", api.guarded(api.bring_back), methods=["POST"]),
     ]
-    app = Starlette(routes=routes)
+    middleware = [
+        Middleware(TrustedHostMiddleware, allowed_hosts=LOCAL_HOSTS),
+        Middleware(SecurityHeaders),
+    ]
+    app = Starlette(routes=routes, middleware=middleware)
     app.state.token = api.secret
     return app
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every answer (an ASGI middleware)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -5,11 +5,16 @@ import io
 import json
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from openclaw_tinmem.capture.trust import TOOL_OUTPUT_CHARACTERS
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import HookContext, ToolRegistration, ToolResult
+from openclaw_tinmem.plugin import bridge as bridge_module
 from openclaw_tinmem.plugin.bridge import Bridge, to_context, to_messages
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.openclaw_package import REGENERATE, files
@@ -220,3 +225,74 @@ def test_the_warm_up_loads_every_model_a_first_recall_needs(
     assert plugin.service._reranker is None  # loaded on first use
     bridge.warm_up()  # its recall, for an agent with no memories, reaches no cross-encoder
     assert plugin.service._reranker is not None
+
+
+def test_end_of_input_drops_waiting_requests_but_keeps_the_turn_and_does_not_wait_for_stuck_ones(
+    plugin_settings: Settings, make_plugin, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Four tool calls stuck (a lock another process holds, an LLM that never answers) fill
+    the workers; behind them wait a turn to capture and one more call. At end of input, once
+    nothing has finished for CLOSE_WAIT_SECONDS, the turn is journalled and captured, the
+    call dropped, and the bridge stops waiting."""
+    monkeypatch.setattr(bridge_module, "CLOSE_WAIT_SECONDS", 1.0)
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    bridge = Bridge(plugin, io.StringIO())
+    release, started = threading.Event(), threading.Semaphore(0)
+
+    def stuck(arguments: object, ctx: HookContext | None) -> ToolResult:
+        started.release()
+        release.wait(30)
+        return ToolResult(data={"stuck": False}, text="")
+
+    bridge.tools["stuck"] = ToolRegistration("stuck", "", {"type": "object"}, stuck)
+    calls = [{"id": n, "method": "call_tool", "params": {"name": "stuck"}} for n in range(1, 5)]
+    turn = {
+        "messages": [
+            {"role": "user", "content": "Our staging database moved to the Oslo region."},
+            {"role": "assistant", "content": "Noted, staging now lives in Oslo."},
+        ]
+    }
+    capture = {"hook": "agent_end", "event": turn, "ctx": {"agentId": "ops"}}
+    later = {"id": 6, "method": "call_tool", "params": {"name": "stuck"}}
+    lines = [*calls, {"id": 5, "method": "hook", "params": capture}, later]
+    try:
+        finished = bridge.serve(io.StringIO("".join(json.dumps(line) + "\n" for line in lines)))
+        answered = [json.loads(line) for line in bridge.output.getvalue().splitlines()]
+        assert not finished
+        assert answered == [{"id": 5, "result": {}}]  # the turn; the waiting call dropped
+    finally:
+        release.set()
+    assert plugin.flush()
+    kept = plugin.service.store.list_memories()
+    assert any("Oslo" in memory.content for memory in kept)
+
+
+def test_a_turn_whose_duration_is_not_a_number_is_still_captured(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    bridge = Bridge(plugin, io.StringIO())
+    turn = {
+        "messages": [{"role": "user", "content": "I moved our standup to 9:30 every weekday."}],
+        "durationMs": "fast",
+    }
+    capture = {"hook": "agent_end", "event": turn, "ctx": {"agentId": "ops"}}
+    assert ask(bridge, {"id": 1, "method": "hook", "params": capture}) == [{"id": 1, "result": {}}]
+    assert plugin.flush()
+    assert any("9:30" in memory.content for memory in plugin.service.store.list_memories())
+
+
+def test_a_request_whose_asker_stopped_waiting_is_not_started(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    bridge = Bridge(plugin, io.StringIO())
+    store = {"content": "The release train leaves every second Tuesday", "category": "events"}
+    params = {"name": "memory_store", "arguments": store, "ctx": {"agentId": "ops"}}
+    late = {"id": 1, "method": "call_tool", "params": params, "deadline": 1_000}
+    (answer,) = ask(bridge, late)
+    assert answer["error"]["type"] == "expired"
+    assert plugin.service.store.count() == 0
+    waiting = {**late, "id": 2, "deadline": 4_102_444_800_000}  # the year 2100
+    (answer,) = ask(bridge, waiting)
+    assert answer["result"]["data"]["action"] == "created"

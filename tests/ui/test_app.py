@@ -1,4 +1,5 @@
-"""The memory browser's JSON API without a browser: bad parameters are a 400 that names them."""
+"""The memory browser's JSON API without a browser: bad parameters are a 400 that names them;
+the token, the host and the headers that keep other sites out."""
 
 from collections.abc import Iterator
 
@@ -17,7 +18,7 @@ HEADERS = {"x-tinmem-token": "test-token"}
 def client(service: MemoryService) -> Iterator[TestClient]:
     service.remember("The staging database runs on port 5433", Category.ENTITIES)
     app = build_app(service, Identity.administrator(via="ui"), token="test-token")
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as client:
         yield client
 
 
@@ -82,3 +83,40 @@ def test_a_restore_to_something_not_an_event_id_is_a_400(
     service.update(memory.id, importance=0.9)
     answer = client.post(f"/api/memories/{memory.id}/restore", json={"to": 5}, headers=HEADERS)
     assert answer.status_code == 400 and answer.json()["error"]["field"] == "to"
+
+
+def test_an_edit_of_a_field_the_browser_cannot_change_is_a_400_naming_it(
+    client: TestClient, service: MemoryService
+) -> None:
+    (memory,) = service.list_memories(limit=None)
+    body = {"content": "The staging database runs on port 6543", "scope": "agent:other"}
+    answer = client.put(f"/api/memories/{memory.id}", json=body, headers=HEADERS)
+    assert answer.status_code == 400 and answer.json()["error"]["field"] == "scope"
+    assert service.get(memory.id) == memory
+
+
+def test_a_token_with_any_characters_is_a_401_and_changes_need_the_header(
+    client: TestClient, service: MemoryService
+) -> None:
+    assert client.get("/api/stats?token=%C3%A9").status_code == 401
+    assert client.get("/?token=%C3%A9").status_code == 401
+    assert client.get("/api/stats", headers={"x-tinmem-token": "é".encode()}).status_code == 401
+    assert client.get("/api/stats?token=test-token").status_code == 200
+    (memory,) = service.list_memories(limit=None)
+    # a page of another site can send the token in the URL but not in a header unasked
+    answer = client.delete(f"/api/memories/{memory.id}?token=test-token")
+    assert answer.status_code == 401 and service.get(memory.id) == memory
+    assert client.delete(f"/api/memories/{memory.id}", headers=HEADERS).status_code == 200
+
+
+def test_other_hosts_are_refused_and_answers_forbid_framing_and_referrers(
+    client: TestClient,
+) -> None:
+    rebound = client.get("/api/stats", headers={**HEADERS, "host": "attacker.example:8765"})
+    assert rebound.status_code == 400
+    page = client.get("/?token=test-token")
+    assert page.status_code == 200
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert client.get("/api/stats", headers=HEADERS).headers["x-content-type-options"] == "nosniff"

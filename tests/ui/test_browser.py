@@ -60,7 +60,7 @@ def browser_url(service: MemoryService) -> Iterator[str]:
 def test_search_open_edit_forget_and_restore_in_a_real_browser(
     browser_url: str, service: MemoryService, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     artefacts = Path(os.environ.get("OPENCLAW_TINMEM_TEST_ARTIFACTS", tmp_path))
     artefacts.mkdir(parents=True, exist_ok=True)
@@ -73,16 +73,14 @@ def test_search_open_edit_forget_and_restore_in_a_real_browser(
         assert "memories per category" in page.inner_text("#charts")
         page.fill("#query", "which port does the staging database use")
         page.click("#search")
-        page.wait_for_function(
-            "document.querySelector('#results tr') && "
-            "document.querySelector('#results tr').innerText.includes('5433')"
-        )
+        # the page forbids evaluating strings (its Content-Security-Policy): locators wait
+        expect(page.locator("#results tr").first).to_contain_text("5433")
         page.click("#results tr[data-id] >> nth=0")
         page.wait_for_selector("#content-edit")
         memory_id = page.get_attribute("#results tr.selected", "data-id")
         page.fill("#content-edit", "The staging database runs on port 6543")
         page.click("#save")
-        page.wait_for_function("document.querySelector('#notice').innerText === 'Saved.'")
+        expect(page.locator("#notice")).to_have_text("Saved.")
         assert service.get(memory_id).content == "The staging database runs on port 6543"
         assert page.locator("#history li").count() == 2  # created, updated
         page.screenshot(path=str(artefacts / "memory-browser.png"), full_page=True)
@@ -90,7 +88,7 @@ def test_search_open_edit_forget_and_restore_in_a_real_browser(
         page.wait_for_selector("#restore")
         assert service.store.get([memory_id]) == {}
         page.click("#restore")
-        page.wait_for_function("document.querySelector('#notice').innerText === 'Restored.'")
+        expect(page.locator("#notice")).to_have_text("Restored.")
         assert service.get(memory_id).content == "The staging database runs on port 6543"
         browser.close()
     assert (artefacts / "memory-browser.png").stat().st_size > 10_000
