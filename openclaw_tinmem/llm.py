@@ -38,7 +38,7 @@ class LLMClient:
         self.settings = settings
         self.model = settings.llm_model
         raw = OpenAI(
-            base_url=settings.llm_base_url,
+            base_url=settings.llm_endpoint(),
             api_key=settings.api_key() or PLACEHOLDER_API_KEY,
             timeout=settings.llm_timeout_seconds,
             max_retries=settings.llm_max_retries,

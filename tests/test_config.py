@@ -37,12 +37,26 @@ def test_tinmem_section_is_accepted(tmp_path: Path) -> None:
     assert load_settings(config, environ={}).candidate_pool == 80
 
 
-def test_openai_api_key_is_the_fallback(empty_config: Path) -> None:
-    settings = load_settings(empty_config, environ={"OPENAI_API_KEY": "sk-x"})
-    assert settings.api_key() == "sk-x"
+def test_openai_api_key_is_the_fallback_for_an_endpoint_chosen_for_tinmem(
+    empty_config: Path,
+) -> None:
+    endpoint = {"TINMEM_LLM_BASE_URL": "http://127.0.0.1:8000/v1"}
+    settings = load_settings(empty_config, environ={**endpoint, "OPENAI_API_KEY": "sk-x"})
+    assert settings.api_key() == "sk-x" and settings.llm_configured()
     assert "sk-x" not in repr(settings)
-    both = {"OPENAI_API_KEY": "a", "TINMEM_LLM_API_KEY": "b"}
+    both = {**endpoint, "OPENAI_API_KEY": "a", "TINMEM_LLM_API_KEY": "b"}
     assert load_settings(empty_config, environ=both).api_key() == "b"
+
+
+def test_the_agents_openai_key_alone_does_not_turn_llm_capture_on(empty_config: Path) -> None:
+    """Every Agents SDK or LangChain user has OPENAI_API_KEY (and maybe OPENAI_BASE_URL) set
+    for their own model: tinmem stays in no-LLM mode and sends no turn anywhere."""
+    agents = {"OPENAI_API_KEY": "sk-agent", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    settings = load_settings(empty_config, environ=agents)
+    assert not settings.llm_configured() and settings.api_key() is None
+    own_key = load_settings(empty_config, environ={**agents, "TINMEM_LLM_API_KEY": "sk-t"})
+    assert own_key.llm_configured()
+    assert own_key.llm_endpoint() == "https://api.openai.com/v1"  # not OPENAI_BASE_URL
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import (
+    InvalidArgumentError,
+    TinmemError,
+    UnknownToolError,
+    describe_failure,
+)
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -112,15 +118,26 @@ class MemoryBinding:
     # ----------------------------------------------------------------- tools
 
     def call_tool(self, name: str, arguments: dict[str, Any] | str) -> str:
-        """Run a tinmem tool as this agent; returns the JSON text the model reads."""
+        """Run a tinmem tool as this agent; returns the JSON text the model reads (an error
+        as the tools give theirs: ``{"error": {"type", "message", "field"}}``)."""
         try:
+            if name not in self.tools:
+                raise UnknownToolError.naming(name, self.tools, field="name")
             if isinstance(arguments, str):
-                arguments = json.loads(arguments or "{}")
+                try:
+                    arguments = json.loads(arguments or "{}")
+                except ValueError as error:
+                    raise InvalidArgumentError(
+                        f"the arguments are not JSON: {error}", field="arguments"
+                    ) from None
             result = self.tools[name].handler(arguments, self._turn_context())
             return json.dumps(result.data, ensure_ascii=False, default=str)
+        except TinmemError as error:
+            return json.dumps({"error": error.to_dict()}, ensure_ascii=False)
         except Exception as error:  # a tool call never raises into the framework
             logger.exception("tinmem tool %s failed", name)
-            return json.dumps({"error": {"code": "internal_error", "message": str(error)}})
+            failure = {"type": "internal_error", "message": describe_failure(error)}
+            return json.dumps({"error": failure}, ensure_ascii=False)
 
     async def call_tool_async(self, name: str, arguments: dict[str, Any] | str) -> str:
         return await asyncio.to_thread(self.call_tool, name, arguments)

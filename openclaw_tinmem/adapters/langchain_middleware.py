@@ -14,7 +14,8 @@ its deprecated predecessor. The middleware does what those hooks do, through the
   ``<agent-experience>`` block before the turn's user message, recalled once per turn. Only
   the request is changed: the agent's state and checkpoints keep the user's own words.
 - **Capture**: ``after_agent`` runs once the agent has answered and hands the turn (the
-  user's message and the final answer) to ``agent_end``; capture runs in the background.
+  user's message and the final answer, or the tool message a run ends in: a structured
+  answer, a tool that returns directly) to ``agent_end``; capture runs in the background.
 - **Tools**: the middleware registers the tinmem tools with the agent, bound to this
   memory's agent and user.
 
@@ -41,7 +42,7 @@ class GraphMemory(Protocol):
 
     def with_recall(self, messages: Sequence[Any]) -> list[Any]: ...
 
-    def capture(self, messages: Sequence[BaseMessage]) -> None: ...
+    def capture(self, messages: Sequence[BaseMessage], *, finished: bool = False) -> None: ...
 
     def tools(self) -> list[StructuredTool]: ...
 
@@ -72,11 +73,11 @@ class TinmemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         return await handler(request.override(messages=messages))
 
     def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        self.memory.capture(state["messages"])
+        self.memory.capture(state["messages"], finished=True)
         return None
 
     async def aafter_agent(
         self, state: AgentState[Any], runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        await asyncio.to_thread(self.memory.capture, state["messages"])
+        await asyncio.to_thread(self.memory.capture, state["messages"], finished=True)
         return None

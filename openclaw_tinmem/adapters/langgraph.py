@@ -17,7 +17,8 @@ one middleware does all three parts below — see ``adapters/langchain_middlewar
   is never stored in the conversation or its checkpoints.
 - **Capture**: ``post_model_hook`` runs after every model call; when the model answered
   (no tool call pending) it hands the turn — the user's message and the answer — to
-  ``agent_end``; capture runs in the background.
+  ``agent_end``; capture runs in the background. (The middleware's ``after_agent`` hands
+  every finished run over, also one that ends in a tool's message.)
 - **Tools**: ``tools()`` are the tinmem tools as LangChain ``StructuredTool`` objects bound to
   this memory's agent and user.
 
@@ -84,10 +85,7 @@ class LangGraphMemory:
                 self._blocks.pop(next(iter(self._blocks)))
         block = self._blocks[key]
         if block:
-            original = messages[index]
-            messages[index] = original.model_copy(
-                update={"content": f"{block}\n\n{message_text(original)}"}
-            )
+            messages[index] = _with_prefix(messages[index], block)
         return messages
 
     # ----------------------------------------------------------------- capture
@@ -97,18 +95,24 @@ class LangGraphMemory:
         self.capture(state.get("messages", []))
         return {}
 
-    def capture(self, messages: Sequence[BaseMessage]) -> None:
-        """If the last message is the model's final answer (no tool call pending), hand the
-        turn (the last user message and that answer) to capture; returns at once."""
-        if not messages or not isinstance(messages[-1], AIMessage) or messages[-1].tool_calls:
+    def capture(self, messages: Sequence[BaseMessage], *, finished: bool = False) -> None:
+        """Hand the turn (the last user message and the answer to it) to capture, when the
+        last message is the model's final answer (no tool call pending) or the run is
+        ``finished`` (it may end in a tool's message: a structured answer, a tool that
+        returns directly); returns at once."""
+        if not messages:
+            return
+        last = messages[-1]
+        if not finished and (not isinstance(last, AIMessage) or last.tool_calls):
             return
         index = _last_human(messages)
-        if index is not None:
-            turn = [
-                Message("user", message_text(messages[index])),
-                Message("assistant", message_text(messages[-1])),
-            ]
-            self.binding.turn_ended(turn)
+        if index is None:
+            return
+        turn = [Message("user", message_text(messages[index]))]
+        answer = _answer(messages[index + 1 :])
+        if answer:
+            turn.append(Message("assistant", answer))
+        self.binding.turn_ended(turn)
 
     def middleware(self) -> TinmemMiddleware:
         """Recall, capture and the tools as one middleware for LangChain's ``create_agent``
@@ -142,6 +146,24 @@ class LangGraphMemory:
 
     def close(self) -> None:
         self.binding.close()
+
+
+def _with_prefix(message: MessageType, block: str) -> MessageType:
+    """A copy of a user message with ``block`` before its words; a message of parts (text
+    and images) gets the block as a text part first, its other parts kept."""
+    content = message.content
+    if isinstance(content, list):
+        return message.model_copy(update={"content": [{"type": "text", "text": block}, *content]})
+    return message.model_copy(update={"content": f"{block}\n\n{content}"})
+
+
+def _answer(after: Sequence[BaseMessage]) -> str:
+    """What answered the user: the last model message with words, else the last message's
+    words (a tool's that ended the run)."""
+    for message in reversed(after):
+        if isinstance(message, AIMessage) and message_text(message).strip():
+            return message_text(message)
+    return message_text(after[-1]) if after else ""
 
 
 def _last_human(messages: Sequence[BaseMessage]) -> int | None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import weakref
 from collections import deque
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from filelock import FileLock, Timeout
@@ -26,6 +28,23 @@ logger = logging.getLogger("openclaw_tinmem")
 WORKER_LOCK_NAME = ".worker.lock"
 REPORTS_KEPT = 100
 HELD_TURNS_KEPT = 1000  # turns kept in memory while the journal cannot be written
+
+
+def at_exit(method: weakref.WeakMethod[Callable[[], None]]) -> None:
+    """Call ``method`` (while its object lives) when the interpreter starts to exit: with
+    threading's exit hooks, which run before thread pools refuse new work and before
+    ``atexit``'s hooks and finalizers close files, so the turn in progress can finish."""
+    register = getattr(threading, "_register_atexit", atexit.register)
+
+    def call() -> None:
+        bound = method()
+        if bound is not None:
+            bound()
+
+    try:
+        register(call)
+    except RuntimeError:  # the interpreter is exiting already
+        logger.debug("capture worker started during interpreter exit")
 
 
 class CaptureWorker:
@@ -51,13 +70,16 @@ class CaptureWorker:
         self._held: deque[TurnRecord] = deque(maxlen=HELD_TURNS_KEPT)
         self._journal_problem = ""  # the last error the journal gave, reported once
         self._read_only_said = False
+        self._exit_hooked = False
 
     def start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
             self._thread = threading.Thread(target=self._loop, name="tinmem-capture", daemon=True)
             self._thread.start()
-            atexit.register(self._stop_at_exit)
+            if not self._exit_hooked:
+                self._exit_hooked = True
+                at_exit(weakref.WeakMethod(self.stop_at_exit))
 
     def notify(self) -> None:
         self._wake.set()
@@ -77,7 +99,6 @@ class CaptureWorker:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop after the turn being captured (waiting at most ``timeout`` seconds); turns
         not yet captured stay in the journal for the next start."""
-        atexit.unregister(self._stop_at_exit)
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -85,10 +106,13 @@ class CaptureWorker:
         if self._busy.acquire(timeout=timeout):  # a flush's drain stops after its turn too
             self._busy.release()
 
-    def _stop_at_exit(self) -> None:
+    def stop_at_exit(self) -> None:
+        """Stop as the interpreter exits, keeping every turn (journalled or held)."""
         # A host may exit without closing the plugin. Native code (ONNX Runtime, Lance) still
         # running on a daemon thread while the interpreter tears down aborts the process, so
         # the exit waits (bounded) for the turn in progress, and leaves the rest journalled.
+        if self._stop.is_set() and not self._held:
+            return  # stopped already
         self.stop(self.settings.flush_timeout_seconds)
         while self._held:  # one more try to keep the turns held in memory
             record = self._held.popleft()
@@ -144,8 +168,9 @@ class CaptureWorker:
                 self._process_lock.release()
 
     def flush(self, timeout: float) -> bool:
-        """Process what is due now, waiting at most ``timeout`` seconds; True if none is left
-        (looked at between two passes, so a turn another pass has in hand is not missed)."""
+        """Process what is due now, waiting at most ``timeout`` seconds; True if nothing due
+        is left (looked at between two passes, so a turn another pass has in hand is not
+        missed). A turn that failed and waits for its retry is not due: it stays journalled."""
         done = threading.Event()
         left: list[bool] = []
 

@@ -92,8 +92,6 @@ def _read_environment(environ: dict[str, str]) -> dict[str, Any]:
             values[name] = [part.strip() for part in raw.split(",") if part.strip()]
         else:
             values[name] = raw
-    if "llm_api_key" not in values and environ.get("OPENAI_API_KEY"):
-        values["llm_api_key"] = environ["OPENAI_API_KEY"]
     return values
 
 
@@ -133,6 +131,11 @@ def load_settings(
     for line in unknown_variables(environment):
         logger.warning(line)
     values.update(overrides or {})
+    # An endpoint chosen for tinmem may take the key every OpenAI client reads; that key alone
+    # (set for the agent's own model) never turns on LLM capture, which sends turns out.
+    fallback = environment.get("OPENAI_API_KEY")
+    if values.get("llm_base_url") and not values.get("llm_api_key") and fallback:
+        values["llm_api_key"] = fallback
     try:
         return Settings(**values)
     except ValidationError as error:

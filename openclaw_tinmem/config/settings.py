@@ -32,6 +32,7 @@ NOT_CONVERSATIONS = (
     "*:node:*",
 )
 SCHEDULED_TRIGGERS = ("heartbeat", "cron", "memory", "overflow")
+OPENAI_ENDPOINT = "https://api.openai.com/v1"  # where an LLM key without an endpoint goes
 
 
 def _regular_expression(value: str) -> str:
@@ -308,9 +309,15 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
     )
 
     # --- LLM (extraction and dedup)
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint (empty: no LLM)")
+    llm_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint (empty: no LLM, unless llm_api_key is set: then "
+        "OpenAI's)",
+    )
     llm_api_key: SecretStr | None = Field(
-        None, description="API key; falls back to OPENAI_API_KEY (never printed or logged)"
+        None,
+        description="API key; with llm_base_url set, falls back to OPENAI_API_KEY (which alone "
+        "never turns the LLM on); never printed or logged",
     )
     llm_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint")
     llm_mode: Literal["md_json", "json", "tools"] = Field(
@@ -324,6 +331,11 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
 
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url or self.api_key())
+
+    def llm_endpoint(self) -> str:
+        """Where LLM requests go: ``llm_base_url``, else OpenAI's API (never the endpoint an
+        ``OPENAI_BASE_URL`` meant for the agent's own model names)."""
+        return self.llm_base_url or OPENAI_ENDPOINT
 
     def api_key(self) -> str | None:
         """The LLM API key in clear, for the client only."""

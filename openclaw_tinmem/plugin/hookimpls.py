@@ -1,8 +1,8 @@
 """The openclaw-tinmem plugin: automatic recall before each turn, capture after it, and tools.
 
 Registered through the ``openclaw.plugins`` entry point as the module-level ``plugin``. It
-does no work at import time: the service, journal and worker are built on first use, from
-``load_settings()`` unless settings or a service are given.
+does no work at import time: the service, journal and worker are built on first use
+(``plugin/parts.py``), from ``load_settings()`` unless settings or a service are given.
 
 Every hook swallows its own failures: the host sees "no memory this turn", never an exception.
 """
@@ -11,21 +11,12 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import os
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from pathlib import Path
 
 from openclaw_tinmem.access import Identity, resolve_scope_setting
-from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
-from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
-from openclaw_tinmem.capture.pipeline import CapturePipeline, capture_window
-from openclaw_tinmem.capture.worker import CaptureWorker
-from openclaw_tinmem.config import Settings, load_settings
-from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.capture.pipeline import capture_window
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -35,26 +26,19 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
 )
-from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.models import Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.plugin.lazy_tools import LazyToolbox
+from openclaw_tinmem.plugin.parts import PluginParts, fallback_journal_path
 from openclaw_tinmem.process.urgency import urgent
 from openclaw_tinmem.recall.exposure import InjectionPolicy
 from openclaw_tinmem.recall.injection import render_block
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_together
-from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.tools.definitions import tool_definitions
 
 logger = logging.getLogger("openclaw_tinmem")
 SESSION_MESSAGES_KEPT = 60  # the newest messages a session summary is written from
-
-
-def fallback_journal_path() -> Path:
-    """Where turns wait while the configuration is broken: TINMEM_JOURNAL_PATH or the
-    default journal, which a fixed configuration drains like any other."""
-    return Path(os.environ.get(ENV_PREFIX + "JOURNAL_PATH") or DEFAULT_JOURNAL_PATH).expanduser()
 
 
 def redacted(messages: Sequence[Message]) -> list[Message]:
@@ -69,117 +53,8 @@ def excluded(agent_id: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(agent_id, pattern) for pattern in patterns)
 
 
-class TinmemPlugin:
+class TinmemPlugin(PluginParts):
     """Hook implementations; each is a few lines that call the service."""
-
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        service: MemoryService | None = None,
-        extractor: Extractor | None = None,
-    ) -> None:
-        self._settings = settings
-        self._service = service
-        self._extractor = extractor
-        self._worker: CaptureWorker | None = None
-        self._journal: Journal | None = None
-        self._build_lock = threading.RLock()
-        self._recall_pool: ThreadPoolExecutor | None = None
-        self.config_error: ConfigError | None = None  # set while the configuration is broken
-
-    # ----------------------------------------------------------------- wiring
-
-    def configure(
-        self,
-        settings: Settings | None = None,
-        service: MemoryService | None = None,
-        extractor: Extractor | None = None,
-    ) -> None:
-        """Set what the plugin runs on; call before its first hook (the entry-point object)."""
-        with self._build_lock:
-            if self._service is not None or self._worker is not None:
-                raise ConfigError(
-                    "the tinmem plugin is already running: configure it before its first hook, "
-                    "or close() it first"
-                )
-            self._settings, self._service, self._extractor = settings, service, extractor
-
-    @property
-    def settings(self) -> Settings:
-        if self._settings is None:
-            if self._service is not None:
-                self._settings = self._service.settings
-            else:
-                try:
-                    self._settings = load_settings()
-                except ConfigError as error:
-                    if self.config_error is None or self.config_error.message != error.message:
-                        logger.error(
-                            "openclaw-tinmem is DEGRADED: %s. No memory is recalled or "
-                            "captured; turns are journalled raw in %s for later; "
-                            "'tinmem doctor' shows the problem",
-                            error.message,
-                            fallback_journal_path(),
-                        )
-                    self.config_error = error
-                    raise
-                self.config_error = None
-        return self._settings
-
-    def degraded(self) -> bool:
-        """True while the configuration cannot be loaded (logged once, never raised)."""
-        try:
-            self.settings  # noqa: B018 - loading is the check
-        except ConfigError:
-            return True
-        return False
-
-    @property
-    def service(self) -> MemoryService:
-        with self._build_lock:
-            if self._service is None:
-                self._service = MemoryService.from_settings(self.settings)
-            return self._service
-
-    @property
-    def journal(self) -> Journal:
-        if self._journal is None:
-            self._journal = Journal(self.settings.resolved_journal_path())
-        return self._journal
-
-    @property
-    def worker(self) -> CaptureWorker:
-        with self._build_lock:
-            if self._worker is None:
-                extractor = self._extractor or default_extractor(self.settings)
-                capture_filter = CaptureFilter(self.settings, CaptureCounts(self.journal.directory))
-                self._worker = CaptureWorker(
-                    self.journal,
-                    CapturePipeline(self.service, extractor, capture_filter),
-                    CapturePipeline(self.service, RuleExtractor(), capture_filter),
-                    self.settings,
-                )
-                self._worker.start()
-            return self._worker
-
-    def close(self) -> None:
-        """Flush and stop the worker, release the service; the plugin can be configured again."""
-        with self._build_lock:
-            if self._worker is not None:
-                self._worker.flush(self.settings.flush_timeout_seconds)
-                self._worker.stop()
-            if self._recall_pool is not None:
-                self._recall_pool.shutdown(wait=False)
-            if self._service is not None:
-                self._service.close()
-            self._worker = self._journal = self._service = self._recall_pool = None
-
-    @property
-    def recall_pool(self) -> ThreadPoolExecutor:
-        with self._build_lock:
-            if self._recall_pool is None:
-                self._recall_pool = ThreadPoolExecutor(2, thread_name_prefix="tinmem-recall")
-            return self._recall_pool
 
     # ----------------------------------------------------------------- recall
 
@@ -261,7 +136,7 @@ class TinmemPlugin:
                 logger.exception("could not journal the turn; capturing it from memory")
                 self.worker.hold(record)
                 return
-            self.worker.notify()
+            self.start_worker()
         except Exception:
             logger.exception("could not journal the turn for memory capture")
 
@@ -282,9 +157,19 @@ class TinmemPlugin:
         return resolve_scope_setting(self.settings.capture_scope, Identity.from_context(ctx))
 
     def flush(self) -> bool:
-        """Wait (bounded) until journalled turns are processed."""
+        """Wait (bounded) until the journalled turns that are due are processed (a turn that
+        waits for a retry stays journalled): ``flush_timeout_seconds`` for the worker to be
+        built, if it is not, and as long again for the turns."""
         try:
-            return self.worker.flush(self.settings.flush_timeout_seconds)
+            timeout = self.settings.flush_timeout_seconds
+            if self._worker is None:
+                self.start_worker()
+                starting = self._starting
+                if starting is not None:
+                    starting.join(timeout)
+                if self._worker is None:
+                    return False
+            return self.worker.flush(timeout)
         except Exception:
             logger.exception("memory capture flush failed")
             return False
@@ -294,7 +179,7 @@ class TinmemPlugin:
         try:
             if self.degraded():
                 return
-            self.worker.notify()  # starts the worker; replays turns a crash left behind
+            self.start_worker()
         except Exception:
             logger.exception("could not start the memory capture worker")
 

@@ -70,9 +70,26 @@ def _normalised(text: str) -> str:
 
 
 def already_visible(hit: Hit, visible: str) -> bool:
-    """True when the memory's content already appears in the visible conversation."""
-    content = _normalised(hit.memory.content)
+    """True when the memory's content already appears in the visible conversation; of an
+    exchange (lines ``Speaker: words``), when each of its messages does."""
+    memory = hit.memory
+    if EPISODE_TAG in memory.tags:
+        said = [
+            _unlabelled(line, memory.provenance.speakers) for line in memory.content.split("\n")
+        ]
+        parts = [_normalised(part) for part in said if part.strip()]
+        seen = bool(parts) and all(part in visible for part in parts)
+        return seen and sum(map(len, parts)) >= 12
+    content = _normalised(memory.content)
     return len(content) >= 12 and content in visible
+
+
+def _unlabelled(line: str, speakers: Sequence[str]) -> str:
+    """A line of an exchange without its speaker's label."""
+    for speaker in speakers:
+        if line.startswith(f"{speaker}: "):
+            return line.removeprefix(f"{speaker}: ")
+    return line
 
 
 def _words(text: str) -> str:
@@ -88,11 +105,7 @@ def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
     peanuts")."""
     if EPISODE_TAG not in hit.memory.tags:
         return False
-    for speaker in hit.memory.provenance.speakers:
-        if text.startswith(f"{speaker}: "):
-            text = text.removeprefix(f"{speaker}: ")
-            break
-    words = _words(text)
+    words = _words(_unlabelled(text, hit.memory.provenance.speakers))
     if len(words.split()) < MIN_WORDS_SHOWN:
         return False
     return any(words in earlier for earlier in shown)

@@ -30,6 +30,12 @@ _checked: set[str] = set()  # stores found safe by this process
 _checked_lock = threading.Lock()
 
 
+# The checks' requests to the object store: botocore's own default is a minute for each,
+# four minutes with its retries, for an endpoint that takes connections and never answers.
+CONNECT_SECONDS = 5
+READ_SECONDS = 15
+
+
 def _option(options: dict[str, str], *names: str) -> str | None:
     for name in names:
         for key in (name, name.upper()):
@@ -60,7 +66,10 @@ def s3_client(uri: str, options: dict[str, str]) -> Any:
         aws_secret_access_key=_option(options, "aws_secret_access_key", "secret_access_key"),
         aws_session_token=_option(options, "aws_session_token", "session_token"),
         config=botocore.config.Config(
-            s3={"addressing_style": addressing}, retries={"max_attempts": 3}
+            s3={"addressing_style": addressing},
+            retries={"max_attempts": 3},
+            connect_timeout=CONNECT_SECONDS,
+            read_timeout=READ_SECONDS,
         ),
     )
 

@@ -167,3 +167,52 @@ def test_the_turn_is_captured_once_when_the_agent_has_answered(
     later = MemoryBinding(plugin, agent_id="support", user_id="ana")
     found = json.loads(later.call_tool("memory_recall", {"query": "what milk do I drink"}))
     assert "oat milk" in json.dumps(found["results"])
+
+
+def test_an_image_in_the_users_message_reaches_the_model_with_the_block(
+    plugin_settings: Settings, make_plugin, model_server: FakeLLM, build_agent: AgentBuilder
+) -> None:  # type: ignore[no-untyped-def]
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    binding = MemoryBinding(plugin, agent_id="support", user_id="ana")
+    binding.call_tool(
+        "memory_store", {"content": "Ana's bike is a red Brompton", "category": "entities"}
+    )
+    memory = LangGraphMemory(binding)
+    model_server.script(Reply(raw="It looks like your Brompton."))
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    asked = HumanMessage(content=[{"type": "text", "text": "Is this my Brompton bike?"}, image])
+    build_agent(memory, model_server).invoke({"messages": [asked]})
+    (user,) = [m for m in model_server.requests[-1]["messages"] if m["role"] == "user"]
+    parts = user["content"]
+    assert "<agent-experience>" in parts[0]["text"] and "Brompton" in parts[0]["text"]
+    assert parts[1]["text"] == "Is this my Brompton bike?" and parts[2] == image
+    assert asked.content[0] == {"type": "text", "text": "Is this my Brompton bike?"}  # unchanged
+
+
+@needs_langchain
+def test_a_run_that_ends_in_a_structured_answer_is_captured(
+    plugin_settings: Settings, make_plugin, model_server: FakeLLM
+) -> None:  # type: ignore[no-untyped-def]
+    from langchain.agents import create_agent
+    from langchain.agents.structured_output import ToolStrategy
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        reply: str
+
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    memory = LangGraphMemory(MemoryBinding(plugin, agent_id="support", user_id="ana"))
+    model_server.script(
+        Reply(tool_calls=({"name": "Answer", "arguments": {"reply": "Noted: Thursdays."}},))
+    )
+    agent = create_agent(
+        model(model_server),
+        tools=[],
+        middleware=[memory.middleware()],
+        response_format=ToolStrategy(Answer),
+    )
+    state = agent.invoke({"messages": [HumanMessage("Our team retro moved to Thursdays at 4pm.")]})
+    assert type(state["messages"][-1]).__name__ == "ToolMessage"  # the run ends in a tool's
+    memory.close()  # waits for the capture
+    stored = plugin.service.store.list_memories(scopes=["agent:support"])
+    assert any("Thursdays at 4pm" in memory.content for memory in stored)

@@ -253,8 +253,11 @@ def test_a_host_that_exits_without_closing_exits_cleanly_and_keeps_its_turns(
     assert "alive: []" in child.stdout  # the capture worker stopped before the teardown
     restarted = TinmemPlugin(settings)
     try:  # the turns it had not captured were kept, and are captured now
-        assert restarted.flush()
-        assert restarted.service.store.list_memories()
+        deadline = time.monotonic() + 120  # up to twelve turns and the models' first load
+        while not restarted.flush() and time.monotonic() < deadline:
+            pass
+        assert not Journal(settings.resolved_journal_path()).pending(due_only=False)
+        assert len(restarted.service.store.list_memories()) >= 12
     finally:
         restarted.close()
 

@@ -48,8 +48,9 @@ def test_a_reply_without_text_or_with_parts_leaves_memory_working(settings: Sett
     assert host.turn(session, "My dog is called Bruno.") == "Got it."
     host.turn(session, "Noted?")
     assert plugin.flush()
-    host.turn(session, "Where do I work?")
-    assert session.last_injected and "Siemens" in session.last_injected
+    later = host.start_session(agent_id="alpha", user_id="ana")  # the first is in view
+    host.turn(later, "Where do I work?")
+    assert later.last_injected and "Siemens" in later.last_injected
     assert (
         Message.from_dict({"role": "user", "content": [{"type": "text", "text": "hi"}]}).content
         == "hi"

@@ -196,3 +196,19 @@ def test_facts_that_say_more_or_less_than_another_are_all_shown() -> None:
     ]
     rendered = render_block(facts, token_budget=500, detailed_items=0)
     assert rendered is not None and len(rendered.memory_ids) == 4
+
+
+def test_an_exchange_whose_messages_are_all_in_the_conversation_is_not_injected_again() -> None:
+    said_at = datetime(2024, 3, 1, tzinfo=UTC)
+    content = (
+        "Caroline: I moved to Lisbon last month and I work at Siemens there.\n"
+        "Melanie: Congratulations on the move!"
+    )
+    hit = _episode(content, "Caroline: I moved to Lisbon last month", said_at)
+    history = [
+        "I moved to Lisbon last month and I work at Siemens there.",
+        "Congratulations on the move!",
+    ]
+    assert render_block([hit], token_budget=500, detailed_items=1, visible_context=history) is None
+    partly = render_block([hit], token_budget=500, detailed_items=1, visible_context=history[:1])
+    assert partly is not None and "Lisbon" in partly.text  # the reply is not in view

@@ -1,0 +1,183 @@
+"""The plugin's parts, built on first use: its settings (``load_settings()`` unless given),
+the service, the journal, the capture worker and the recall threads.
+
+``PluginParts`` builds them and closes them; ``TinmemPlugin`` (``hookimpls``) adds the hooks.
+A hook never waits for a part to be built: the worker (and the service it writes through) is
+built in the background (``start_worker``), and recall runs time-boxed on its own threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
+from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
+from openclaw_tinmem.capture.journal import Journal
+from openclaw_tinmem.capture.pipeline import CapturePipeline
+from openclaw_tinmem.capture.worker import CaptureWorker, at_exit
+from openclaw_tinmem.config import Settings, load_settings
+from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
+from openclaw_tinmem.service import MemoryService
+
+logger = logging.getLogger("openclaw_tinmem")
+
+
+def fallback_journal_path() -> Path:
+    """Where turns wait while the configuration is broken: TINMEM_JOURNAL_PATH or the
+    default journal, which a fixed configuration drains like any other."""
+    return Path(os.environ.get(ENV_PREFIX + "JOURNAL_PATH") or DEFAULT_JOURNAL_PATH).expanduser()
+
+
+class PluginParts:
+    """What the plugin's hooks run on, built on first use and closed together."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        service: MemoryService | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self._settings = settings
+        self._service = service
+        self._extractor = extractor
+        self._worker: CaptureWorker | None = None
+        self._journal: Journal | None = None
+        self._build_lock = threading.RLock()
+        self._pool_lock = threading.Lock()
+        self._starting: threading.Thread | None = None  # building the worker for the hooks
+        self._recall_pool: ThreadPoolExecutor | None = None
+        self.config_error: ConfigError | None = None  # set while the configuration is broken
+
+    # ----------------------------------------------------------------- wiring
+
+    def configure(
+        self,
+        settings: Settings | None = None,
+        service: MemoryService | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        """Set what the plugin runs on; call before its first hook (the entry-point object)."""
+        with self._build_lock:
+            if self._service is not None or self._worker is not None:
+                raise ConfigError(
+                    "the tinmem plugin is already running: configure it before its first hook, "
+                    "or close() it first"
+                )
+            self._settings, self._service, self._extractor = settings, service, extractor
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            if self._service is not None:
+                self._settings = self._service.settings
+            else:
+                try:
+                    self._settings = load_settings()
+                except ConfigError as error:
+                    if self.config_error is None or self.config_error.message != error.message:
+                        logger.error(
+                            "openclaw-tinmem is DEGRADED: %s. No memory is recalled or "
+                            "captured; turns are journalled raw in %s for later; "
+                            "'tinmem doctor' shows the problem",
+                            error.message,
+                            fallback_journal_path(),
+                        )
+                    self.config_error = error
+                    raise
+                self.config_error = None
+        return self._settings
+
+    def degraded(self) -> bool:
+        """True while the configuration cannot be loaded (logged once, never raised)."""
+        try:
+            self.settings  # noqa: B018 - loading is the check
+        except ConfigError:
+            return True
+        return False
+
+    @property
+    def service(self) -> MemoryService:
+        with self._build_lock:
+            if self._service is None:
+                self._service = MemoryService.from_settings(self.settings)
+            return self._service
+
+    @property
+    def journal(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal(self.settings.resolved_journal_path())
+        return self._journal
+
+    @property
+    def worker(self) -> CaptureWorker:
+        with self._build_lock:
+            if self._worker is None:
+                extractor = self._extractor or default_extractor(self.settings)
+                capture_filter = CaptureFilter(self.settings, CaptureCounts(self.journal.directory))
+                self._worker = CaptureWorker(
+                    self.journal,
+                    CapturePipeline(self.service, extractor, capture_filter),
+                    CapturePipeline(self.service, RuleExtractor(), capture_filter),
+                    self.settings,
+                )
+                self._worker.start()
+            return self._worker
+
+    def close(self) -> None:
+        """Flush and stop the worker, release the service; the plugin can be configured again."""
+        with self._build_lock:
+            if self._worker is not None:
+                self._worker.flush(self.settings.flush_timeout_seconds)
+                self._worker.stop()
+            if self._recall_pool is not None:
+                self._recall_pool.shutdown(wait=False)
+            if self._service is not None:
+                self._service.close()
+            self._worker = self._journal = self._service = self._recall_pool = None
+
+    def start_worker(self) -> None:
+        """Wake the capture worker, building it (and the service it writes through) in the
+        background first: a hook never waits for a store to open, on a slow disk or an object
+        store that does not answer."""
+        with self._pool_lock:
+            worker = self._worker
+            if worker is None:
+                if self._starting is None:  # the first start: an exit waits for it
+                    at_exit(weakref.WeakMethod(self._finish_at_exit))
+                if self._starting is None or not self._starting.is_alive():
+                    self._starting = threading.Thread(
+                        target=self._start_now, name="tinmem-start", daemon=True
+                    )
+                    self._starting.start()
+                return
+        worker.notify()
+
+    def _finish_at_exit(self) -> None:
+        """A host that exits without closing the plugin: the start under way finishes
+        (bounded; native code must not run on while the interpreter tears down) and the
+        worker stops after its turn, the rest journalled."""
+        starting = self._starting
+        if starting is not None and starting.is_alive():
+            starting.join(self.settings.flush_timeout_seconds)
+        worker = self._worker
+        if worker is not None:
+            worker.stop_at_exit()
+
+    def _start_now(self) -> None:
+        try:
+            self.worker.notify()  # starts the worker; replays turns a crash left behind
+        except Exception:
+            logger.exception("could not start the memory capture worker")
+
+    @property
+    def recall_pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:  # not the build lock: a recall never waits for a build
+            if self._recall_pool is None:
+                self._recall_pool = ThreadPoolExecutor(2, thread_name_prefix="tinmem-recall")
+            return self._recall_pool
