@@ -37,15 +37,18 @@ def test_tinmem_section_is_accepted(tmp_path: Path) -> None:
     assert load_settings(config, environ={}).candidate_pool == 80
 
 
-def test_openai_api_key_is_the_fallback_for_an_endpoint_chosen_for_tinmem(
+def test_openai_api_key_is_the_fallback_for_openais_endpoint_chosen_for_tinmem(
     empty_config: Path,
 ) -> None:
-    endpoint = {"TINMEM_LLM_BASE_URL": "http://127.0.0.1:8000/v1"}
+    endpoint = {"TINMEM_LLM_BASE_URL": "https://api.openai.com/v1"}
     settings = load_settings(empty_config, environ={**endpoint, "OPENAI_API_KEY": "sk-x"})
     assert settings.api_key() == "sk-x" and settings.llm_configured()
     assert "sk-x" not in repr(settings)
     both = {**endpoint, "OPENAI_API_KEY": "a", "TINMEM_LLM_API_KEY": "b"}
     assert load_settings(empty_config, environ=both).api_key() == "b"
+    local = {"TINMEM_LLM_BASE_URL": "http://127.0.0.1:11434/v1", "OPENAI_API_KEY": "sk-x"}
+    elsewhere = load_settings(empty_config, environ=local)  # an OpenAI key goes only to OpenAI
+    assert elsewhere.llm_configured() and elsewhere.api_key() is None
 
 
 def test_the_agents_openai_key_alone_does_not_turn_llm_capture_on(empty_config: Path) -> None:

@@ -49,6 +49,13 @@ export class BridgeProcess {
     return () => this.listeners.delete(listener);
   }
 
+  // The Python side did not answer what it had to (the gateway's start-up ping): a failure
+  // for the listeners until it answers again.
+  unanswered(message) {
+    this.failing = true;
+    this.tell(new Error(message));
+  }
+
   tell(error) {
     for (const listener of this.listeners) {
       try {
@@ -113,16 +120,16 @@ export class BridgeProcess {
       return;
     }
     if (!reply || typeof reply !== "object") return; // `null`, `42`: not an answer
-    const waiting = this.pending.get(reply.id);
-    if (!waiting) return;
-    this.pending.delete(reply.id);
-    clearTimeout(waiting.timer);
-    this.timeoutsInARow = 0;
+    this.timeoutsInARow = 0; // it answers, if late: slow, not hung
     if (this.failing) {
       this.failing = false;
       this.warned.clear(); // a later failure is logged again
       this.tell(null);
     }
+    const waiting = this.pending.get(reply.id);
+    if (!waiting) return;
+    this.pending.delete(reply.id);
+    clearTimeout(waiting.timer);
     const error = reply.error && typeof reply.error === "object" ? reply.error : null;
     if (reply.error) {
       const kind = error?.type ?? "error";

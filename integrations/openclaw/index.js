@@ -140,9 +140,10 @@ function registerBridgeService(api, config) {
       lease = acquireBridge({ command: config.command, env: config.env, logger: api.logger ?? console });
       const health = ctx?.serviceHealth;
       unwatch = lease.bridge.watch((error) => (error ? health?.reportFailure?.(error) : health?.clearFailure?.()));
-      lease.bridge.request("ping", {}, 60_000).then((answer) => {
+      const bridge = lease.bridge;
+      bridge.request("ping", {}, 60_000).then((answer) => {
         if (answer) health?.clearFailure?.();
-        else health?.reportFailure?.(new Error(`the tinmem Python side (${config.command.join(" ")}) is not answering`));
+        else bridge.unanswered(`the tinmem Python side (${config.command.join(" ")}) is not answering`);
       });
     },
     stop() {

@@ -158,12 +158,14 @@ def _with_prefix(message: MessageType, block: str) -> MessageType:
 
 
 def _answer(after: Sequence[BaseMessage]) -> str:
-    """What answered the user: the last model message with words, else the last message's
-    words (a tool's that ended the run)."""
+    """What answered the user: the run's last message when it has words (the model's answer,
+    or the tool message a run ends in), else the last model message with words."""
+    if after and message_text(after[-1]).strip():
+        return message_text(after[-1])
     for message in reversed(after):
         if isinstance(message, AIMessage) and message_text(message).strip():
             return message_text(message)
-    return message_text(after[-1]) if after else ""
+    return ""
 
 
 def _last_human(messages: Sequence[BaseMessage]) -> int | None:

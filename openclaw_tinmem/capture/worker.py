@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -31,20 +32,18 @@ HELD_TURNS_KEPT = 1000  # turns kept in memory while the journal cannot be writt
 
 
 def at_exit(method: weakref.WeakMethod[Callable[[], None]]) -> None:
-    """Call ``method`` (while its object lives) when the interpreter starts to exit: with
-    threading's exit hooks, which run before thread pools refuse new work and before
-    ``atexit``'s hooks and finalizers close files, so the turn in progress can finish."""
-    register = getattr(threading, "_register_atexit", atexit.register)
+    """Call ``method`` (while its object lives, never raising) as the interpreter exits,
+    once the host's own threads are done (``atexit``): turns they end are still captured."""
 
     def call() -> None:
         bound = method()
-        if bound is not None:
-            bound()
+        try:
+            if bound is not None:
+                bound()
+        except Exception:  # the other exit hooks run all the same
+            logger.exception("stopping memory capture at exit failed")
 
-    try:
-        register(call)
-    except RuntimeError:  # the interpreter is exiting already
-        logger.debug("capture worker started during interpreter exit")
+    atexit.register(call)
 
 
 class CaptureWorker:
@@ -97,13 +96,15 @@ class CaptureWorker:
         self.notify()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop after the turn being captured (waiting at most ``timeout`` seconds); turns
-        not yet captured stay in the journal for the next start."""
+        """Stop after the turn being captured (waiting at most ``timeout`` seconds in all);
+        turns not yet captured stay in the journal for the next start."""
+        deadline = time.monotonic() + timeout
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        if self._busy.acquire(timeout=timeout):  # a flush's drain stops after its turn too
+        left = max(0.0, deadline - time.monotonic())
+        if self._busy.acquire(timeout=left):  # a flush's drain stops after its turn too
             self._busy.release()
 
     def stop_at_exit(self) -> None:
@@ -111,7 +112,8 @@ class CaptureWorker:
         # A host may exit without closing the plugin. Native code (ONNX Runtime, Lance) still
         # running on a daemon thread while the interpreter tears down aborts the process, so
         # the exit waits (bounded) for the turn in progress, and leaves the rest journalled.
-        if self._stop.is_set() and not self._held:
+        running = self._thread is not None and self._thread.is_alive()
+        if self._stop.is_set() and not running and not self._held:
             return  # stopped already
         self.stop(self.settings.flush_timeout_seconds)
         while self._held:  # one more try to keep the turns held in memory

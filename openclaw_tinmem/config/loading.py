@@ -11,10 +11,11 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_origin
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from openclaw_tinmem.config.settings import Settings
+from openclaw_tinmem.config.settings import OPENAI_HOST, Settings
 from openclaw_tinmem.errors import ConfigError, invalid_argument
 from openclaw_tinmem.locations import (
     CONFIG_VARIABLE,
@@ -108,6 +109,11 @@ def unknown_variables(environ: dict[str, str]) -> list[str]:
     return lines
 
 
+def is_openai(url: object) -> bool:
+    """Whether ``url`` is OpenAI's own API."""
+    return isinstance(url, str) and urlsplit(url.strip()).hostname == OPENAI_HOST
+
+
 def load_settings(
     config_path: str | Path | None = None,
     *,
@@ -131,10 +137,11 @@ def load_settings(
     for line in unknown_variables(environment):
         logger.warning(line)
     values.update(overrides or {})
-    # An endpoint chosen for tinmem may take the key every OpenAI client reads; that key alone
-    # (set for the agent's own model) never turns on LLM capture, which sends turns out.
+    # OpenAI's endpoint, chosen for tinmem, may take the key every OpenAI client reads; that
+    # key alone (set for the agent's own model) never turns on LLM capture, which sends turns
+    # out, and never goes to another endpoint.
     fallback = environment.get("OPENAI_API_KEY")
-    if values.get("llm_base_url") and not values.get("llm_api_key") and fallback:
+    if is_openai(values.get("llm_base_url")) and not values.get("llm_api_key") and fallback:
         values["llm_api_key"] = fallback
     try:
         return Settings(**values)

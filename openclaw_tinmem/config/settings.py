@@ -32,7 +32,8 @@ NOT_CONVERSATIONS = (
     "*:node:*",
 )
 SCHEDULED_TRIGGERS = ("heartbeat", "cron", "memory", "overflow")
-OPENAI_ENDPOINT = "https://api.openai.com/v1"  # where an LLM key without an endpoint goes
+OPENAI_HOST = "api.openai.com"
+OPENAI_ENDPOINT = f"https://{OPENAI_HOST}/v1"  # where an LLM key without an endpoint goes
 
 
 def _regular_expression(value: str) -> str:
@@ -316,8 +317,9 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
     )
     llm_api_key: SecretStr | None = Field(
         None,
-        description="API key; with llm_base_url set, falls back to OPENAI_API_KEY (which alone "
-        "never turns the LLM on); never printed or logged",
+        description="API key; with llm_base_url set to OpenAI's API, falls back to "
+        "OPENAI_API_KEY (which alone never turns the LLM on, nor goes to another endpoint); "
+        "never printed or logged",
     )
     llm_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint")
     llm_mode: Literal["md_json", "json", "tools"] = Field(

@@ -23,10 +23,11 @@ Methods:
 - ``ping``: ``{"version": ...}``.
 
 Everything goes through one pluggy ``PluginManager`` holding the ``TinmemPlugin``, the same
-path as every other host. End of input closes the plugin, bounded: the requests read are
-answered while they make progress; once none has finished for ``CLOSE_WAIT_SECONDS`` (an LLM
-or a lock that does not answer), those not started are dropped but captures, which are
-journalled first so that no turn is lost, and the process exits whatever is still stuck.
+path as every other host. A finished turn (``agent_end``) is journalled as its line is
+read, before the next one, so however the process is stopped no turn it was handed is lost.
+End of input closes the plugin, bounded: the requests read are answered while they make
+progress; once none has finished for ``CLOSE_WAIT_SECONDS`` (an LLM or a store that does not
+answer) the rest are dropped, and the process exits whatever is still stuck.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ SESSION_HOOKS = ("session_start", "session_end", "before_reset", "before_compact
 WARM_UP_AGENT = "tinmem-warm-up"  # an agent id no one uses: its recall finds nothing
 WORKERS = 4  # concurrent requests: recalls of several sessions, captures, tool calls
 CLOSE_WAIT_SECONDS = 10.0  # at end of input, the longest wait for a request to finish
-CAPTURE_HOOKS = ("agent_end", *SESSION_HOOKS)
+CLOSE_SECONDS = 20.0  # then, for the plugin to close (captures flushed, bounded)
 # OpenClaw's message roles as ours (system and other messages are left out)
 OPENCLAW_ROLES: dict[str, Role] = {
     "user": "user",
@@ -126,13 +127,20 @@ def to_context(raw: Any) -> HookContext:
     return HookContext.from_host(raw)
 
 
-def _is_capture(line: str) -> bool:
-    """Whether a request line asks for a capture hook (``agent_end``, a session's)."""
+def _is_turn(line: str) -> bool:
+    """Whether a request line hands over a finished turn (``agent_end``)."""
     try:
         request = json.loads(line)
-        return request.get("method") == "hook" and request["params"]["hook"] in CAPTURE_HOOKS
+        return bool(request["method"] == "hook" and request["params"]["hook"] == "agent_end")
     except (ValueError, TypeError, KeyError, AttributeError):
         return False
+
+
+def _expired(deadline: Any) -> bool:
+    """Whether a request's deadline (milliseconds since the epoch; a number) has passed."""
+    if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+        return False
+    return time.time() * 1000 > deadline
 
 
 def _number(value: Any) -> float:
@@ -156,24 +164,29 @@ class Bridge:
         self._write_lock = threading.Lock()
 
     def serve(self, lines: TextIO) -> bool:
-        """Answer until end of input; False when requests were stuck at the end."""
+        """Answer until end of input; False when requests were stuck at the end. A turn to
+        capture is journalled as it is read, before the next line: however the process is
+        stopped afterwards, no turn it was handed is lost."""
         pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge")
         queued: dict[Future[None], str] = {}
         try:
             for line in lines:
-                if line.strip():
-                    future = pool.submit(self.answer, line)
-                    queued[future] = line
-                    future.add_done_callback(lambda done: queued.pop(done, None))
+                if not line.strip():
+                    continue
+                if _is_turn(line):
+                    self.answer(line)  # journalling takes milliseconds; capture runs later
+                    continue
+                future = pool.submit(self.answer, line)
+                queued[future] = line
+                future.add_done_callback(lambda done: queued.pop(done, None))
         finally:
             waiting: set[Future[None]] = set(queued)
             while waiting:
                 finished, waiting = wait(waiting, CLOSE_WAIT_SECONDS, FIRST_COMPLETED)
                 if not finished:
                     break
-            for future, line in list(queued.items()):
-                if future.cancel() and _is_capture(line):
-                    self.answer(line)  # journalled: the turn is captured
+            for future in list(queued):
+                future.cancel()  # no one waits for these any more
             pool.shutdown(wait=False)
         return not queued
 
@@ -185,8 +198,7 @@ class Bridge:
             if not isinstance(request, dict):
                 raise InvalidRequestError("a request is a JSON object", field="request")
             request_id = request.get("id")
-            deadline = request.get("deadline")
-            if isinstance(deadline, int | float) and time.time() * 1000 > deadline:
+            if _expired(request.get("deadline")):
                 failure = {"type": "expired", "message": "the asker stopped waiting"}
                 reply = {"id": request_id, "error": failure}
             else:
@@ -202,7 +214,7 @@ class Bridge:
             logger.exception("bridge request failed")
             failure = {"type": "internal_error", "message": describe_failure(error)}
             reply = {"id": request_id, "error": failure}
-        text = json.dumps(reply, ensure_ascii=False, default=str)
+        text = json.dumps(reply, default=str)  # ASCII: a lone surrogate is written escaped
         try:
             with self._write_lock:
                 self.output.write(text + "\n")
@@ -311,9 +323,13 @@ def run(settings: Settings | None = None) -> None:
     finally:
         # the warm-up runs native model code: the interpreter must not tear down under it
         # (an input that ends at once would abort the process), so it finishes first
-        warming.join()
-        plugin.close()
-    if not finished:  # requests stuck past CLOSE_WAIT_SECONDS: their asker is gone
-        logger.warning("bridge closed with requests still under way; they were dropped")
+        warming.join(CLOSE_WAIT_SECONDS)
+        if finished and not warming.is_alive():
+            closing = threading.Thread(target=plugin.close, name="tinmem-close", daemon=True)
+            closing.start()
+            closing.join(CLOSE_SECONDS)
+            finished = not closing.is_alive()
+    if not finished:  # stuck on a store or an LLM that does not answer: the turns are journalled
+        logger.warning("bridge closed with work still under way; it was dropped")
         logging.shutdown()
         os._exit(0)

@@ -130,7 +130,11 @@ class PluginParts:
             return self._worker
 
     def close(self) -> None:
-        """Flush and stop the worker, release the service; the plugin can be configured again."""
+        """Flush and stop the worker, release the service; the plugin can be configured again.
+        A start under way is waited for first (bounded), so nothing is built after the close."""
+        starting = self._starting
+        if starting is not None and starting.is_alive():
+            starting.join(self.settings.flush_timeout_seconds)
         with self._build_lock:
             if self._worker is not None:
                 self._worker.flush(self.settings.flush_timeout_seconds)
@@ -164,7 +168,7 @@ class PluginParts:
         worker stops after its turn, the rest journalled."""
         starting = self._starting
         if starting is not None and starting.is_alive():
-            starting.join(self.settings.flush_timeout_seconds)
+            starting.join(self._settings.flush_timeout_seconds if self._settings else 0.0)
         worker = self._worker
         if worker is not None:
             worker.stop_at_exit()

@@ -115,7 +115,6 @@ class MemoryWriter:
         # call, when one is set): the encoder runs outside the GIL, beside this thread's work.
         encode = self.late_interaction.encode
         encoding = self.executor.submit(encode, candidates) if self.executor else None
-        read_at = self.store.snapshot().version  # the neighbours are of this version or later
         items = [(item.memory, self.neighbours(item.vector, item.memory)) for item in prepared]
         # So is the text the similarity rule would merge each one into (the judge mostly agrees).
         likely = likely_merged_texts(items, self.settings)
@@ -131,11 +130,10 @@ class MemoryWriter:
         def attempt() -> list[WriteOutcome] | None:  # re-check against the store as it is now
             nonlocal pending
             batch = PendingBatch(embedded=embedded)
-            unchanged = self.store.current_version() == read_at
             for index in pending:
                 item = prepared[index]
                 seen = frozenset(neighbour.memory.id for neighbour in items[index][1])
-                decision = self._still_new(item, decisions[index], batch, seen, unchanged)
+                decision = self._still_new(item, decisions[index], batch, seen)
                 outcome = self._commit(item, decision, batch, tokens[item.memory.id])
                 outcomes[index] = replace(outcome, redacted=item.redacted)
             conflicted = self._commit_batch(batch, actor, written)
@@ -277,17 +275,11 @@ class MemoryWriter:
         ][:NEIGHBOURS_FOR_DEDUP]
 
     def _still_new(
-        self,
-        item: Prepared,
-        decision: Decision,
-        batch: PendingBatch,
-        seen: frozenset[str],
-        unchanged: bool,
+        self, item: Prepared, decision: Decision, batch: PendingBatch, seen: frozenset[str]
     ) -> Decision:
         """A decision to create, re-checked under the write lock: when memories the candidate
         may merge into were written after the decision was made (by another writer, or earlier
-        in this batch), the rule decides against those (the judge saw the others). The store
-        is searched again only when its version moved since the neighbours were read."""
+        in this batch), the rule decides against those (the judge saw the others)."""
         candidate = item.memory
         if decision.action is not Action.CREATED or not candidate.category.policy.merges:
             return decision
@@ -298,8 +290,9 @@ class MemoryWriter:
             and memory.id != candidate.id
             and may_join(memory, candidate)
         ]
-        stored = [] if unchanged else self.neighbours(item.vector, candidate)
-        unseen = [n for n in stored + written if n.memory.id not in seen]
+        unseen = [
+            n for n in self.neighbours(item.vector, candidate) + written if n.memory.id not in seen
+        ]
         if not unseen:
             return decision
         unseen.sort(key=lambda neighbour: neighbour.similarity, reverse=True)

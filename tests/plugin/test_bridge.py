@@ -231,9 +231,9 @@ def test_end_of_input_drops_waiting_requests_but_keeps_the_turn_and_does_not_wai
     plugin_settings: Settings, make_plugin, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     """Four tool calls stuck (a lock another process holds, an LLM that never answers) fill
-    the workers; behind them wait a turn to capture and one more call. At end of input, once
-    nothing has finished for CLOSE_WAIT_SECONDS, the turn is journalled and captured, the
-    call dropped, and the bridge stops waiting."""
+    the workers; behind them come a turn to capture and one more call. The turn is journalled
+    as it is read; at end of input, once nothing has finished for CLOSE_WAIT_SECONDS, the
+    call is dropped and the bridge stops waiting."""
     monkeypatch.setattr(bridge_module, "CLOSE_WAIT_SECONDS", 1.0)
     plugin: TinmemPlugin = make_plugin(plugin_settings)
     bridge = Bridge(plugin, io.StringIO())
