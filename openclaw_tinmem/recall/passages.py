@@ -35,7 +35,7 @@ from functools import lru_cache
 from openclaw_tinmem.text import FUNCTION_WORDS, passages, split_sentences
 
 PASSAGE_WORDS = 80
-SNIPPET_WORDS = 10  # the words shown of a sentence in place of a headline
+SNIPPET_WORDS = 8  # the words an exchange shown in brief shows (of a sentence or its headline)
 SNIPPET_LEAD_WORDS = 2  # of which this many before its first word the query asks about
 STEMS_CACHED = 4096  # texts (queries, words) whose stems are kept
 _WORD = re.compile(r"[\w'-]+")

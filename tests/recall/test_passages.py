@@ -46,10 +46,10 @@ def test_the_sentence_a_question_is_about_stands_for_the_headline() -> None:
     shown = best_sentence(
         "What do Melanie's kids love?", EXCHANGE, "Caroline: How was the museum?", SPEAKERS
     )
-    assert shown == "Melanie: The kids love learning about animals and the bones were…"
+    assert shown == "Melanie: The kids love learning about animals and the…"
     assert len(shown.split()) == SNIPPET_WORDS + 1  # the speaker, then the snippet
     later = best_sentence("Did they get ice cream by the river?", EXCHANGE, "", SPEAKERS)
-    assert later == "Melanie: …afterwards we all went for ice cream by the river."
+    assert later == "Melanie: …all went for ice cream by the river."
 
 
 def test_speakers_names_and_a_headline_that_answers_as_well_choose_nothing() -> None:
@@ -69,10 +69,10 @@ def test_the_snippet_shown_holds_more_of_the_query_than_the_headline() -> None:
     shown = best_sentence("lake saturday fireworks", content, headline, SPEAKERS)
     assert shown is None or ("lake" in shown and "fireworks" in shown)
     shown = best_sentence("fireworks at the lake", content, headline, SPEAKERS)
-    assert shown == "Melanie: …chores and then, at the lake, at last, the fireworks."
+    assert shown == "Melanie: …then, at the lake, at last, the fireworks."
 
 
-def test_a_brief_line_is_the_users_sentence_about_the_query_in_ten_words() -> None:
+def test_a_brief_line_is_the_users_sentence_about_the_query_in_eight_words() -> None:
     content = (
         "Caroline: Wow, that's so cool! I went to a support group yesterday and it was great. "
         "I'm keen on counseling or working in mental health, helping people like me.\n"
@@ -80,7 +80,7 @@ def test_a_brief_line_is_the_users_sentence_about_the_query_in_ten_words() -> No
     )
     headline = "Caroline: I went to a support group yesterday and it was great."
     shown = brief_line("What does Caroline want to study? Counseling?", content, headline, SPEAKERS)
-    assert shown == "Caroline: …keen on counseling or working in mental health, helping people…"
+    assert shown == "Caroline: …keen on counseling or working in mental health…"
     assert len(shown.split()) == SNIPPET_WORDS + 1  # the speaker, then the snippet
 
 
@@ -88,7 +88,7 @@ def test_a_long_headline_is_cut_to_the_words_around_the_query() -> None:
     headline = "Caroline: Last weekend we finally drove up north to the lake house that my aunt…"
     content = headline.removesuffix("…") + " rents every summer."
     shown = brief_line("Where is the lake house?", content, headline, SPEAKERS)
-    assert shown == "Caroline: …drove up north to the lake house that my aunt…"
+    assert shown == "Caroline: …north to the lake house that my aunt…"
     assert brief_line("hello", content, headline, SPEAKERS).startswith("Caroline: Last weekend")
     short = "Caroline: We drove to the lake."
     assert brief_line("Where is the lake?", short, short, SPEAKERS) == short
