@@ -23,6 +23,7 @@ from typing import Any
 
 import pluggy
 
+from openclaw_tinmem.errors import UnknownToolError
 from openclaw_tinmem.events import (
     AgentEndEvent,
     HookContext,
@@ -180,10 +181,17 @@ class Host:
         self, name: str, arguments: dict[str, Any], session: Session | None = None
     ) -> Any:
         """Run a registered tool as the session's agent would (``main`` without a session)."""
-        return self.tools[name].handler(arguments, session.ctx if session else None)
+        return registered(self.tools, name).handler(arguments, session.ctx if session else None)
 
     def end_session(self, session: Session) -> None:
         self._call(self.manager.hook.session_end, event=end_event(session), ctx=session.ctx)
+
+
+def registered(tools: dict[str, ToolRegistration], name: str) -> ToolRegistration:
+    """The tool called ``name``; an error naming the tools there are when there is none."""
+    if name not in tools:
+        raise UnknownToolError.naming(name, tools, field="name")
+    return tools[name]
 
 
 class AsyncHost:
@@ -217,7 +225,7 @@ class AsyncHost:
     async def call_tool(
         self, name: str, arguments: dict[str, Any], session: Session | None = None
     ) -> Any:
-        tool = self.tools[name]
+        tool = registered(self.tools, name)
         ctx = session.ctx if session else None
         if tool.async_handler is not None:
             return await tool.async_handler(arguments, ctx)

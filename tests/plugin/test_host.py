@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.errors import UnknownToolError
 from openclaw_tinmem.events import (
     HookContext,
     Message,
@@ -121,3 +122,12 @@ def test_every_host_offers_the_tools_of_every_plugin(plugin_settings: Settings) 
 
 async def _async_model(_messages: object, _tools: object) -> str:
     return "ok"
+
+
+def test_calling_a_tool_no_plugin_registered_is_an_error_naming_the_tools(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    host = Host(load_plugins([make_plugin(plugin_settings)], entry_points=False), lambda m, t: "")
+    with pytest.raises(UnknownToolError) as refused:
+        host.call_tool("memory_nope", {})
+    assert refused.value.field == "name" and "memory_recall" in refused.value.message
