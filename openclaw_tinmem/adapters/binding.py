@@ -108,11 +108,21 @@ class MemoryBinding:
         return await asyncio.to_thread(self.prompt_context, prompt, history)
 
     def turn_ended(
-        self, messages: Sequence[Message], *, success: bool = True, error: str | None = None
+        self,
+        messages: Sequence[Message | dict[str, Any]],
+        *,
+        success: bool = True,
+        error: str | None = None,
     ) -> None:
-        """Hand a finished turn (its messages, oldest first) to capture; returns at once."""
+        """Hand a finished turn (its messages, oldest first: ``Message`` objects or dicts in
+        the OpenAI chat format) to capture; returns at once."""
         self._start()
-        event = AgentEndEvent(messages=tuple(messages), success=success, error=error)
+        turn = tuple(
+            Message.from_dict(message) if isinstance(message, dict) else message
+            for message in messages
+            if not isinstance(message, dict) or message.get("role")
+        )
+        event = AgentEndEvent(messages=turn, success=success, error=error)
         self._hook("agent_end", event=event, ctx=self._turn_context())
 
     # ----------------------------------------------------------------- tools
