@@ -12,7 +12,13 @@ class RecallSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # --- recall
-    recall_limit: int = Field(10, ge=1, le=100, description="Default number of recall results")
+    recall_limit: int = Field(
+        10,
+        ge=1,
+        le=100,
+        description="Results of a recall that names no limit (tinmem search, "
+        "MemoryService.recall); the memory_recall tool's default is the skill's 10",
+    )
     candidate_pool: int = Field(
         50,
         ge=1,

@@ -60,7 +60,8 @@ def manifest() -> dict[str, Any]:
             "name": "Tinmem Memory System",
             "version": __version__,
             "description": "Persistent memory for AI agents: automatic recall before each turn, "
-            "automatic capture after it, and four memory tools on an embedded LanceDB store.",
+            "automatic capture after it, and memory tools (the tinmem skill's four, "
+            "IronClaw's four) on an embedded LanceDB store.",
             "entry_point": "openclaw_tinmem.plugin:plugin",
             "entry_point_group": ENTRY_POINT_GROUP,
             "skill": SKILL_PATH,

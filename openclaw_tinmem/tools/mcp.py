@@ -132,6 +132,16 @@ class TokenIdentities:
         return found
 
 
+def session_owner(token: str) -> Any:
+    """The MCP SDK's user for a bearer token (by its digest): the SDK answers a session
+    only to the token that opened it, so no other token can use or close it."""
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken as SessionToken
+
+    digest = token_digest(token)
+    return AuthenticatedUser(SessionToken(token=digest, client_id=digest, scopes=[]))
+
+
 def require_tokens(app: ASGIApp, tokens: TokenIdentities) -> ASGIApp:
     """Every HTTP request must carry a known bearer token; its identity goes to the handlers."""
 
@@ -159,6 +169,7 @@ def require_tokens(app: ASGIApp, tokens: TokenIdentities) -> ASGIApp:
             await send({"type": "http.response.body", "body": body})
             return
         scope.setdefault("state", {})[IDENTITY_STATE_KEY] = identity
+        scope["user"] = session_owner(token.strip())
         await app(scope, receive, send)
 
     return guarded

@@ -8,6 +8,7 @@ Both return ``Decision`` objects.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -22,6 +23,7 @@ from openclaw_tinmem.prompts import DEDUP_SYSTEM
 from openclaw_tinmem.text import subject_name
 
 logger = logging.getLogger("openclaw_tinmem")
+_WORD = re.compile(r"[\w'-]+")
 
 
 class Summarizer(Protocol):
@@ -119,9 +121,15 @@ def decide_by_similarity(
     return Decision(Action.CREATED, reason=f"{category.value}: no memory on the same subject")
 
 
+def _words(text: str) -> str:
+    """The words of ``text``, lower case, one space apart and around (runs of whole words)."""
+    return f" {' '.join(_WORD.findall(text.lower()))} "
+
+
 def merge_contents(existing: str, new: str) -> str:
-    """Append ``new`` to ``existing`` unless it is already contained in it."""
-    if " ".join(new.lower().split()) in " ".join(existing.lower().split()):
+    """Append ``new`` to ``existing`` unless its words already are, in that order (case,
+    spacing and punctuation aside: "…for backend work." is in "…for backend work")."""
+    if _words(new) in _words(existing):
         return existing
     return f"{existing.rstrip()}\n{new.strip()}"
 

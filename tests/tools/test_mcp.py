@@ -234,6 +234,33 @@ async def test_mcp_over_http_maps_bearer_tokens_to_identities(
                     found = await session.call_tool("memory_recall", {"query": "green tea"})
                     assert f"{agent} likes" in found.content[0].text
                     assert f"{other} likes" not in found.content[0].text
+            # a session answers only the token that opened it: no other may use or close it
+            accept = {"Accept": "application/json, text/event-stream"}
+            alpha = {**accept, "Authorization": "Bearer alpha-secret"}
+            beta = {**accept, "Authorization": "Bearer beta-secret"}
+            opening = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "probe", "version": "1"},
+                },
+            }
+            async with httpx2.AsyncClient(timeout=30) as raw:
+                opened = await raw.post(url, json=opening, headers=alpha)
+                assert opened.status_code == 200, opened.text
+                session_id = opened.headers["mcp-session-id"]
+                closing = await raw.delete(url, headers={**beta, "Mcp-Session-Id": session_id})
+                assert closing.status_code == 404
+                listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+                hijack = await raw.post(
+                    url, json=listing, headers={**beta, "Mcp-Session-Id": session_id}
+                )
+                assert hijack.status_code == 404
+                closed = await raw.delete(url, headers={**alpha, "Mcp-Session-Id": session_id})
+                assert closed.status_code == 200
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -77,6 +77,10 @@ def test_merge_contents_does_not_repeat_contained_text() -> None:
         merge_contents("Likes tea. Drinks it daily.", "likes tea.") == "Likes tea. Drinks it daily."
     )
     assert merge_contents("Likes tea.", "Also likes coffee.") == "Likes tea.\nAlso likes coffee."
+    backend = "User prefers Python over JavaScript for backend work"
+    assert merge_contents(backend, backend + ".") == backend  # punctuation aside, the same
+    assert merge_contents("Likes tea", "tea!") == "Likes tea"
+    assert merge_contents("Likes teal", "tea") == "Likes teal\ntea"  # whole words only
 
 
 def test_every_profile_fact_lands_in_one_profile_memory(service: MemoryService) -> None:
