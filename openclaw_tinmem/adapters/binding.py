@@ -24,7 +24,6 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import (
     InvalidArgumentError,
     TinmemError,
-    UnknownToolError,
     describe_failure,
 )
 from openclaw_tinmem.events import (
@@ -37,7 +36,7 @@ from openclaw_tinmem.events import (
 )
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.hookspecs import registered_tools
-from openclaw_tinmem.plugin.host import join_contexts, load_plugins
+from openclaw_tinmem.plugin.host import join_contexts, load_plugins, registered
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -131,8 +130,7 @@ class MemoryBinding:
         """Run a tinmem tool as this agent; returns the JSON text the model reads (an error
         as the tools give theirs: ``{"error": {"type", "message", "field"}}``)."""
         try:
-            if name not in self.tools:
-                raise UnknownToolError.naming(name, self.tools, field="name")
+            tool = registered(self.tools, name)
             if isinstance(arguments, str):
                 try:
                     arguments = json.loads(arguments or "{}")
@@ -140,7 +138,7 @@ class MemoryBinding:
                     raise InvalidArgumentError(
                         f"the arguments are not JSON: {error}", field="arguments"
                     ) from None
-            result = self.tools[name].handler(arguments, self._turn_context())
+            result = tool.handler(arguments, self._turn_context())
             return json.dumps(result.data, ensure_ascii=False, default=str)
         except TinmemError as error:
             return json.dumps({"error": error.to_dict()}, ensure_ascii=False)

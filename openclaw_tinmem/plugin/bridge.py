@@ -47,7 +47,6 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import (
     InvalidRequestError,
     TinmemError,
-    UnknownToolError,
     describe_failure,
 )
 from openclaw_tinmem.events import (
@@ -62,7 +61,7 @@ from openclaw_tinmem.events import (
 )
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.plugin.hookspecs import registered_tools
-from openclaw_tinmem.plugin.host import join_contexts, load_plugins
+from openclaw_tinmem.plugin.host import join_contexts, load_plugins, registered
 from openclaw_tinmem.text import quoted
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -127,13 +126,23 @@ def to_context(raw: Any) -> HookContext:
     return HookContext.from_host(raw)
 
 
-def _is_turn(line: str) -> bool:
-    """Whether a request line hands over a finished turn (``agent_end``)."""
+def read_request(line: str) -> dict[str, Any] | InvalidRequestError:
+    """A request line as its JSON object, or the error to answer it with."""
     try:
         request = json.loads(line)
-        return bool(request["method"] == "hook" and request["params"]["hook"] == "agent_end")
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except json.JSONDecodeError as error:
+        return InvalidRequestError(f"a request is a JSON object, not JSON: {error.msg}")
+    if not isinstance(request, dict):
+        return InvalidRequestError("a request is a JSON object", field="request")
+    return request
+
+
+def _is_turn(request: dict[str, Any] | InvalidRequestError) -> bool:
+    """Whether a request hands over a finished turn (``agent_end``)."""
+    if isinstance(request, InvalidRequestError) or request.get("method") != "hook":
         return False
+    params = request.get("params")
+    return isinstance(params, dict) and params.get("hook") == "agent_end"
 
 
 def _expired(deadline: Any) -> bool:
@@ -168,19 +177,20 @@ class Bridge:
         capture is journalled as it is read, before the next line: however the process is
         stopped afterwards, no turn it was handed is lost."""
         pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="tinmem-bridge")
-        queued: dict[Future[None], str] = {}
+        queued: set[Future[None]] = set()
         try:
             for line in lines:
                 if not line.strip():
                     continue
-                if _is_turn(line):
-                    self.answer(line)  # journalling takes milliseconds; capture runs later
+                request = read_request(line)
+                if _is_turn(request):
+                    self.answer(request)  # journalling takes milliseconds; capture runs later
                     continue
-                future = pool.submit(self.answer, line)
-                queued[future] = line
-                future.add_done_callback(lambda done: queued.pop(done, None))
+                future = pool.submit(self.answer, request)
+                queued.add(future)
+                future.add_done_callback(queued.discard)
         finally:
-            waiting: set[Future[None]] = set(queued)
+            waiting = set(queued)
             while waiting:
                 finished, waiting = wait(waiting, CLOSE_WAIT_SECONDS, FIRST_COMPLETED)
                 if not finished:
@@ -190,23 +200,19 @@ class Bridge:
             pool.shutdown(wait=False)
         return not queued
 
-    def answer(self, line: str) -> None:
+    def answer(self, request: dict[str, Any] | InvalidRequestError) -> None:
+        """Answer one request (or the error it was read as) on the output."""
         request_id: Any = None
         reply: dict[str, Any]
         try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise InvalidRequestError("a request is a JSON object", field="request")
+            if isinstance(request, InvalidRequestError):
+                raise request
             request_id = request.get("id")
             if _expired(request.get("deadline")):
                 failure = {"type": "expired", "message": "the asker stopped waiting"}
                 reply = {"id": request_id, "error": failure}
             else:
                 reply = {"id": request_id, "result": self.handle(request)}
-        except json.JSONDecodeError as error:
-            logger.warning("bridge request is not JSON: %s", error.msg)
-            failed = InvalidRequestError(f"a request is a JSON object, not JSON: {error.msg}")
-            reply = {"id": None, "error": failed.to_dict()}
         except TinmemError as error:  # a bad request, a broken setting: said, not traced
             logger.warning("bridge request failed: %s", error.message)
             reply = {"id": request_id, "error": error.to_dict()}
@@ -236,10 +242,7 @@ class Bridge:
                 for tool in self.tools.values()
             ]
         if method == "call_tool":
-            name = str(params.get("name"))
-            if name not in self.tools:
-                raise UnknownToolError.naming(name, self.tools, field="name")
-            tool = self.tools[name]
+            tool = registered(self.tools, str(params.get("name")))
             result = tool.handler(params.get("arguments") or {}, to_context(params.get("ctx")))
             return {"data": result.data, "text": result.text}
         if method == "status":

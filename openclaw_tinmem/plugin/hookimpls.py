@@ -164,9 +164,7 @@ class TinmemPlugin(PluginParts):
             timeout = self.settings.flush_timeout_seconds
             if self._worker is None:
                 self.start_worker()
-                starting = self._starting
-                if starting is not None:
-                    starting.join(timeout)
+                self.wait_for_start(timeout)
                 if self._worker is None:
                     return False
             return self.worker.flush(timeout)

@@ -132,9 +132,7 @@ class PluginParts:
     def close(self) -> None:
         """Flush and stop the worker, release the service; the plugin can be configured again.
         A start under way is waited for first (bounded), so nothing is built after the close."""
-        starting = self._starting
-        if starting is not None and starting.is_alive():
-            starting.join(self.settings.flush_timeout_seconds)
+        self.wait_for_start(self.settings.flush_timeout_seconds)
         with self._build_lock:
             if self._worker is not None:
                 self._worker.flush(self.settings.flush_timeout_seconds)
@@ -162,13 +160,17 @@ class PluginParts:
                 return
         worker.notify()
 
+    def wait_for_start(self, timeout: float) -> None:
+        """Wait at most ``timeout`` seconds for a start under way (``start_worker``)."""
+        starting = self._starting
+        if starting is not None:
+            starting.join(timeout)
+
     def _finish_at_exit(self) -> None:
         """A host that exits without closing the plugin: the start under way finishes
         (bounded; native code must not run on while the interpreter tears down) and the
         worker stops after its turn, the rest journalled."""
-        starting = self._starting
-        if starting is not None and starting.is_alive():
-            starting.join(self._settings.flush_timeout_seconds if self._settings else 0.0)
+        self.wait_for_start(self._settings.flush_timeout_seconds if self._settings else 0.0)
         worker = self._worker
         if worker is not None:
             worker.stop_at_exit()

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from openclaw_tinmem.models import EPISODE_TAG, FOLDED_TAG, Category, Hit, Level
-from openclaw_tinmem.recall.passages import brief_line
+from openclaw_tinmem.recall.passages import brief_line, speaker_and_words
 from openclaw_tinmem.text import with_plain_brackets
 
 BLOCK_TAG = "agent-experience"
@@ -74,22 +74,13 @@ def already_visible(hit: Hit, visible: str) -> bool:
     exchange (lines ``Speaker: words``), when each of its messages does."""
     memory = hit.memory
     if EPISODE_TAG in memory.tags:
-        said = [
-            _unlabelled(line, memory.provenance.speakers) for line in memory.content.split("\n")
-        ]
+        speakers = memory.provenance.speakers
+        said = [speaker_and_words(line, speakers)[1] for line in memory.content.split("\n")]
         parts = [_normalised(part) for part in said if part.strip()]
         seen = bool(parts) and all(part in visible for part in parts)
         return seen and sum(map(len, parts)) >= 12
     content = _normalised(memory.content)
     return len(content) >= 12 and content in visible
-
-
-def _unlabelled(line: str, speakers: Sequence[str]) -> str:
-    """A line of an exchange without its speaker's label."""
-    for speaker in speakers:
-        if line.startswith(f"{speaker}: "):
-            return line.removeprefix(f"{speaker}: ")
-    return line
 
 
 def _words(text: str) -> str:
@@ -105,7 +96,7 @@ def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
     peanuts")."""
     if EPISODE_TAG not in hit.memory.tags:
         return False
-    words = _words(_unlabelled(text, hit.memory.provenance.speakers))
+    words = _words(speaker_and_words(text, hit.memory.provenance.speakers)[1])
     if len(words.split()) < MIN_WORDS_SHOWN:
         return False
     return any(words in earlier for earlier in shown)

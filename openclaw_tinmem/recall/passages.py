@@ -73,19 +73,31 @@ def _all_stems(text: str) -> frozenset[str]:
     return frozenset(_ENDING.sub("", word) for word in _content_words(text))
 
 
+def speaker_and_words(line: str, speakers: Sequence[str]) -> tuple[str, str]:
+    """A line of an exchange (``Speaker: words``) as its speaker and words; ``("", line)``
+    when it does not start with one of ``speakers``."""
+    for speaker in speakers:
+        if line.startswith(f"{speaker}: "):
+            return speaker, line.removeprefix(f"{speaker}: ")
+    return "", line
+
+
+def _names(speakers: Sequence[str]) -> set[str]:
+    """The stems of the speakers' names: every line of the exchange is theirs."""
+    return {word for speaker in speakers for word in _stems(speaker, set())}
+
+
 def best_sentence(query: str, content: str, headline: str, speakers: Sequence[str]) -> str | None:
     """The ``SNIPPET_WORDS`` words of a sentence of ``content`` (lines ``Speaker: words``, as
     an episode's) that hold the most of ``query``'s words, as ``Speaker: …words…``; None when
     none holds more of them than ``headline`` does."""
-    names = {word for speaker in speakers for word in _stems(speaker, set())}
+    names = _names(speakers)
     wanted = _stems(query, names)
     if not wanted:
         return None
     best, most = None, len(wanted & _stems(headline, names))
     for line in content.split("\n"):
-        label, _, words = line.partition(": ")
-        if label not in speakers or not words:
-            label, words = "", line
+        label, words = speaker_and_words(line, speakers)
         for sentence in split_sentences(words):
             shown, found = _snippet(sentence.split(), wanted, names)
             if found > most:
@@ -98,8 +110,7 @@ def brief_line(query: str, content: str, headline: str, speakers: Sequence[str])
     ``best_sentence`` of the lines of its headline's speaker (its user, unless the user said
     nothing but thanks or the like), else ``headline``, cut to ``SNIPPET_WORDS`` words."""
     lines = content.split("\n")
-    label = headline.partition(": ")[0]
-    speaker = label if label in speakers else lines[0].partition(": ")[0]
+    speaker = speaker_and_words(headline, speakers)[0] or lines[0].partition(": ")[0]
     said = "\n".join(line for line in lines if line.startswith(f"{speaker}: "))
     return best_sentence(query, said, headline, speakers) or _shortened(query, headline, speakers)
 
@@ -107,13 +118,11 @@ def brief_line(query: str, content: str, headline: str, speakers: Sequence[str])
 def _shortened(query: str, headline: str, speakers: Sequence[str]) -> str:
     """``headline`` (``Speaker: words``, maybe cut with an ellipsis already) cut to the
     ``SNIPPET_WORDS`` words around the first the query asks about."""
-    label, _, said = headline.partition(": ")
-    if label not in speakers:
-        label, said = "", headline
+    label, said = speaker_and_words(headline, speakers)
     words = said.removesuffix("…").split()
     if len(words) <= SNIPPET_WORDS:
         return headline
-    names = {word for speaker in speakers for word in _stems(speaker, set())}
+    names = _names(speakers)
     shown, _ = _snippet(words, _stems(query, names), names)
     if said.endswith("…") and not shown.endswith("…"):
         shown += "…"

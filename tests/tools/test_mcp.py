@@ -13,6 +13,18 @@ from mcp.client.streamable_http import streamable_http_client
 
 from openclaw_tinmem.config import Settings
 
+# the request a raw client opens a session with
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+
 
 async def test_mcp_server_over_stdio(settings: Settings, tmp_path: Path) -> None:
     environment = {
@@ -238,18 +250,8 @@ async def test_mcp_over_http_maps_bearer_tokens_to_identities(
             accept = {"Accept": "application/json, text/event-stream"}
             alpha = {**accept, "Authorization": "Bearer alpha-secret"}
             beta = {**accept, "Authorization": "Bearer beta-secret"}
-            opening = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "probe", "version": "1"},
-                },
-            }
             async with httpx2.AsyncClient(timeout=30) as raw:
-                opened = await raw.post(url, json=opening, headers=alpha)
+                opened = await raw.post(url, json=INITIALIZE, headers=alpha)
                 assert opened.status_code == 200, opened.text
                 session_id = opened.headers["mcp-session-id"]
                 closing = await raw.delete(url, headers={**beta, "Mcp-Session-Id": session_id})
@@ -293,23 +295,13 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_server_goes_on(
     settings: Settings, tmp_path: Path
 ) -> None:
     """A client that sends something the SDK cannot read is told so, not left waiting."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
     lone_surrogate = (
         '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
         '"params": {"name": "memory_recall", "arguments": {"query": "x \\ud800"}}}'
     )
     listing = {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}
     sent = [
-        json.dumps(initialize),
+        json.dumps(INITIALIZE),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         "not json",
         "[" * 5000 + "]" * 5000,  # nested past what a parser recurses into
