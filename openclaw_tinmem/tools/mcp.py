@@ -191,12 +191,18 @@ def http_app(toolbox: Toolbox, settings: Settings, host: str) -> ASGIApp:
 async def serve_stdio(toolbox: Toolbox) -> None:
     from mcp.server.stdio import stdio_server
 
-    from openclaw_tinmem.tools.mcp_lines import AnsweredLines, wire_lines
+    from openclaw_tinmem.tools.mcp_lines import (
+        AnsweredLines,
+        WatchedOutput,
+        wire_lines,
+        wire_output,
+    )
 
     server = build_server(toolbox)
-    with wire_lines() as wire:
+    with wire_lines() as wire, wire_output() as output:
         lines = AnsweredLines(wire)  # a line that is no message gets an error reply
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        watched = WatchedOutput(output, lines)  # the end of input waits for the answers
+        async with stdio_server(stdin=lines, stdout=watched) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.reply_through(write_stream)
             await server.run(read_stream, write_stream, server.create_initialization_options())
 

@@ -4,7 +4,10 @@ The SDK's stdio transport drops such a line without a reply (it is not JSON, or 
 that is not Unicode, such as a lone surrogate escape), and the client waits for ever. Lines
 are read here first: one that is not a message gets the JSON-RPC error the specification names
 for it (-32700, a parse error; -32600, an invalid request, with the request's id when it has
-one); the others pass to the SDK as they came.
+one); the others pass to the SDK as they came. At the end of input the SDK stops the server,
+and a request still being answered got no reply (`echo … | tinmem mcp` lost its answers): the
+end is passed on only once every request read has been answered (``ANSWER_WAIT_SECONDS`` at
+most), as the replies written to the wire (``WatchedOutput``) show.
 """
 
 from __future__ import annotations
@@ -21,6 +24,23 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from openclaw_tinmem.text import is_well_formed
+
+ANSWER_WAIT_SECONDS = 60.0  # at the end of input, for the requests read to be answered
+
+
+@contextmanager
+def wire_output() -> Iterator[anyio.AsyncFile[str]]:
+    """The MCP wire's output (standard output) through a private descriptor, standard error
+    taking its place while serving, as when the SDK writes it itself: a stray ``print`` does
+    not corrupt the client's messages. Put back afterwards."""
+    wire = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with open(wire, "w", encoding="utf-8", newline="\n", closefd=False) as output:
+            yield anyio.wrap_file(output)
+    finally:
+        os.dup2(wire, 1)
+        os.close(wire)
 
 
 @contextmanager
@@ -49,6 +69,14 @@ class AnsweredLines:
         self._lines = lines
         self._replies: MemoryObjectSendStream[Any] | None = None
         self._ready = anyio.Event()
+        self._unanswered: set[str] = set()  # the ids of requests read, as JSON
+        self._answered = anyio.Event()  # set when the last of them is answered
+
+    def answered(self, request_id: object) -> None:
+        """A reply to ``request_id`` was written (``WatchedOutput``)."""
+        self._unanswered.discard(json.dumps(request_id))
+        if not self._unanswered:
+            self._answered.set()
 
     def reply_through(self, replies: MemoryObjectSendStream[Any]) -> None:
         self._replies = replies
@@ -63,11 +91,38 @@ class AnsweredLines:
                 continue  # a blank line is no request
             error = problem(line)
             if error is None:
+                self._expect_answer(line)
                 yield line
                 continue
             await self._ready.wait()
             assert self._replies is not None
             await self._replies.send(SessionMessage(error))
+        if self._unanswered:  # the end of input, once what was asked is answered
+            with anyio.move_on_after(ANSWER_WAIT_SECONDS):
+                await self._answered.wait()
+
+    def _expect_answer(self, line: str) -> None:
+        message = json.loads(line)
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            self._unanswered.add(json.dumps(message["id"]))
+            self._answered = anyio.Event()
+
+
+class WatchedOutput:
+    """The wire's output for the SDK, telling ``lines`` of each reply written."""
+
+    def __init__(self, output: anyio.AsyncFile[str], lines: AnsweredLines) -> None:
+        self._output = output
+        self._lines = lines
+
+    async def write(self, text: str) -> None:
+        await self._output.write(text)
+        message = json.loads(text)
+        if isinstance(message, dict) and "method" not in message and "id" in message:
+            self._lines.answered(message["id"])
+
+    async def flush(self) -> None:
+        await self._output.flush()
 
 
 def problem(line: str) -> types.JSONRPCError | None:
