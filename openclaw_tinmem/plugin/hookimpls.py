@@ -164,7 +164,7 @@ class TinmemPlugin(PluginParts):
             timeout = self.settings.flush_timeout_seconds
             if self._worker is None:
                 self.start_worker()
-                self.wait_for_start(timeout)
+                self.wait_for_start()
                 if self._worker is None:
                     return False
             return self.worker.flush(timeout)

@@ -132,7 +132,7 @@ class PluginParts:
     def close(self) -> None:
         """Flush and stop the worker, release the service; the plugin can be configured again.
         A start under way is waited for first (bounded), so nothing is built after the close."""
-        self.wait_for_start(self.settings.flush_timeout_seconds)
+        self.wait_for_start()
         with self._build_lock:
             if self._worker is not None:
                 self._worker.flush(self.settings.flush_timeout_seconds)
@@ -160,17 +160,18 @@ class PluginParts:
                 return
         worker.notify()
 
-    def wait_for_start(self, timeout: float) -> None:
-        """Wait at most ``timeout`` seconds for a start under way (``start_worker``)."""
+    def wait_for_start(self) -> None:
+        """Wait at most ``flush_timeout_seconds`` for a start under way (``start_worker``,
+        which runs only once the settings are loaded)."""
         starting = self._starting
-        if starting is not None:
-            starting.join(timeout)
+        if starting is not None and self._settings is not None:
+            starting.join(self._settings.flush_timeout_seconds)
 
     def _finish_at_exit(self) -> None:
         """A host that exits without closing the plugin: the start under way finishes
         (bounded; native code must not run on while the interpreter tears down) and the
         worker stops after its turn, the rest journalled."""
-        self.wait_for_start(self._settings.flush_timeout_seconds if self._settings else 0.0)
+        self.wait_for_start()
         worker = self._worker
         if worker is not None:
             worker.stop_at_exit()
