@@ -20,6 +20,7 @@ from filelock import FileLock, Timeout
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline, CaptureReport
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.directories import PRIVATE
 from openclaw_tinmem.errors import describe_failure
 from openclaw_tinmem.models import WriteOutcome
 from openclaw_tinmem.process.priority import yield_to_the_host
@@ -145,7 +146,8 @@ class CaptureWorker:
             return 0
         with self._busy:
             held = self._capture_held()
-            try:
+            try:  # a journal directory removed meanwhile is made again, private
+                self.journal.directory.mkdir(PRIVATE, parents=True, exist_ok=True)
                 self._process_lock.acquire(timeout=0)
             except Timeout:
                 return held  # another process is draining this journal

@@ -5,6 +5,7 @@ exception in the host, and the tools that do not need the broken path still work
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,18 @@ def test_the_cli_says_what_is_wrong_in_one_line_and_fails(
         assert completed.returncode != 0 and setting in said, said
 
 
+def put_in_the_way(directory: Path) -> None:
+    """A file where ``directory`` was; the capture worker may make the directory again at any
+    moment (it does when the journal's is gone), so it is removed again until the file is in."""
+    while True:
+        shutil.rmtree(directory, ignore_errors=True)
+        try:
+            directory.write_text("in the way")
+            return
+        except IsADirectoryError:
+            continue
+
+
 def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
     settings: Settings, tmp_path: Path
 ) -> None:
@@ -142,9 +155,9 @@ def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
     assert plugin.flush()  # the journal and the store work: captured as usual
     journal, database = Path(plugin.settings.journal_path), Path(settings.db_path)
     journal.rename(tmp_path / "journal-away")
-    journal.write_text("in the way")  # the journal cannot take the next turn
+    put_in_the_way(journal)  # the journal cannot take the next turn
     database.rename(tmp_path / "db-away")
-    database.write_text("in the way")  # nor can the store
+    put_in_the_way(database)  # nor can the store
     host.turn(session, "Please remember that my favourite colour is teal.")
     assert not plugin.flush()  # held: nothing could take it
     database.unlink()
@@ -170,4 +183,22 @@ def test_a_journal_that_cannot_keep_capture_counts_still_captures(
     found = host.call_tool("memory_recall", {"query": "aisle seats"}, session).data["results"]
     assert found
     assert capture_counts(plugin.settings) == {}  # statistics lost: stats and doctor go on
+    plugin.close()
+
+
+def test_a_journal_directory_removed_while_running_is_made_again_private(
+    settings: Settings,
+) -> None:
+    plugin = TinmemPlugin(settings.model_copy(update={"capture_retry_seconds": 0.0}))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="main")
+    host.turn(session, "Please remember that I prefer window seats on long flights.")
+    assert plugin.flush()
+    journal = Path(plugin.settings.journal_path)
+    shutil.rmtree(journal)  # a clean-up script, say
+    host.turn(session, "Please remember that my favourite colour is teal.")
+    assert plugin.flush()
+    assert journal.is_dir() and journal.stat().st_mode & 0o777 == 0o700
+    found = plugin.service.recall("What is my favourite colour?", limit=5)
+    assert any("teal" in hit.memory.content for hit in found)
     plugin.close()
