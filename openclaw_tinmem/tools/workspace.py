@@ -15,6 +15,7 @@ from openclaw_tinmem.access import Identity, default_workspace_scope
 from openclaw_tinmem.errors import InvalidArgumentError, StoreError
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
+from openclaw_tinmem.recall.scoring import sigmoid
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.tools.arguments import (
     ReadArguments,
@@ -85,6 +86,9 @@ class WorkspaceTools:
         return [(definition, functions[definition.name]) for definition in WORKSPACE_TOOLS]
 
     def search(self, arguments: SearchArguments, identity: Identity) -> ToolResult:
+        chunks = self.workspace.search(
+            arguments.query, arguments.limit, self._scope(identity, field="query")
+        )
         results: list[dict[str, Any]] = [
             {
                 "content": hit.content,
@@ -93,16 +97,20 @@ class WorkspaceTools:
                 "is_hybrid_match": hit.is_hybrid_match,
                 "path": hit.path,
             }
-            for hit in self.workspace.search(
-                arguments.query, arguments.limit, self._scope(identity, field="query")
-            )
+            for hit in chunks
         ]
         if self.service.settings.workspace_search_memories:
             hits = self.service.recall(arguments.query, limit=arguments.limit, identity=identity)
+            # one scale for both: the cross-encoder's relevance (a file's fused rank and a
+            # memory's recall score are not comparable: a file only near in meaning outranked
+            # the one memory that answers)
+            logits = self.service.reranker.score(arguments.query, [hit.content for hit in chunks])
+            for result, logit in zip(results, logits, strict=True):
+                result["score"] = round(sigmoid(logit), 4)
             results += [
                 {
                     "content": hit.memory.text_at(Level.L1),
-                    "score": round(hit.score, 4),
+                    "score": round(hit.relevance, 4),
                     "document_id": hit.memory.id,
                     "is_hybrid_match": hit.match.value == "both",
                     "category": hit.memory.category.value,  # a memory, not a file: no path

@@ -237,6 +237,24 @@ def test_search_finds_what_the_agent_remembers_unless_limited_to_documents(
             assert contents == []
 
 
+def test_search_ranks_files_and_memories_on_one_scale(service: MemoryService) -> None:
+    """Files only near in meaning do not push out the one memory that answers."""
+    agent = Identity(agent_id="main")
+    toolbox = Toolbox()
+    toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+    for name in "abcde":
+        note = {"content": f"Garden note {name}: water the tomatoes", "target": f"notes/{name}.md"}
+        toolbox.call("memory_write", note, agent)
+    service.remember(
+        "Billing uses PostgreSQL 16", Category.EVENTS, scope="agent:main", identity=agent
+    )
+    found = toolbox.call("memory_search", {"query": "billing database"}, agent).data["results"]
+    assert "PostgreSQL" in found[0]["content"], found
+    assert found[0]["score"] > max(result["score"] for result in found[1:])
+    scores = [result["score"] for result in found]
+    assert scores == sorted(scores, reverse=True) and all(0 <= score <= 1 for score in scores)
+
+
 def test_rate_limit_per_minute_and_hour(clock: Clock, tmp_path: Path) -> None:
     limiter = RateLimiter(
         per_minute=20, per_hour=200, path=tmp_path / "limits.sqlite3", clock=clock
