@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import InvalidArgumentError, invalid_argument
+from openclaw_tinmem.import_checks import check_import_fields
 from openclaw_tinmem.models import (
     EPISODE_TAG,
     MAX_CONTENT_CHARACTERS,
@@ -120,6 +121,7 @@ def parse_import_line(line: str, number: int) -> ImportLine:
             + ", ".join(Memory.model_fields),
             field=str(unknown[0]),
         )
+    check_import_fields(record, number)
     tags = record.get("tags")
     if tags is not None and not (
         isinstance(tags, list) and all(isinstance(tag, str) for tag in tags)

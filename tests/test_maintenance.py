@@ -275,3 +275,46 @@ def test_an_imported_headline_is_kept_when_only_the_summary_is_written(
     assert import_memories(service, [json.dumps(line)]).imported == 1
     stored = service.get(line["id"])
     assert stored.headline == "Gateway: Kong" and stored.summary
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "said"),
+    [
+        ({"provenance": {"user_Id": "ana"}}, "provenance.user_Id", "allowed: agent_id, user_id"),
+        ({"provenance": "ana"}, "provenance", "must be an object, not text"),
+        ({"importance": True}, "importance", "must be a number, not true or false"),
+        ({"access_count": "3"}, "access_count", "must be a number, not text"),
+        ({"headline": "x" * 401}, "headline", "at most 400"),
+        ({"summary": "x" * 4001}, "summary", "at most 4,000"),
+        ({"created_at": "9999-01-01T00:00:00+00:00"}, "created_at", "in the future"),
+        (
+            {"created_at": "2024-02-01T00:00:00+00:00", "updated_at": "2024-01-01T00:00:00Z"},
+            "created_at",
+            "later than updated_at",
+        ),
+    ],
+)
+def test_an_import_line_the_tools_would_refuse_is_refused(
+    record: dict[str, Any], field: str, said: str
+) -> None:
+    """A misspelt provenance key would make a user's memory everyone's: named, not dropped."""
+    line = {
+        "content": "I am allergic to peanuts.",
+        "category": "profile",
+        "scope": "agent:x",
+        **record,
+    }
+    with pytest.raises(InvalidArgumentError) as raised:
+        parse_import_line(json.dumps(line), 4)
+    assert raised.value.field == field and said in raised.value.message
+    assert raised.value.message.startswith("line 4: ")
+
+
+def test_an_import_line_updated_but_not_made_is_made_when_last_updated() -> None:
+    line = {
+        "content": "Billing uses PostgreSQL.",
+        "category": "events",
+        "updated_at": "2020-01-01T00:00Z",
+    }
+    memory = parse_import_line(json.dumps(line), 1).memory
+    assert memory.created_at == memory.updated_at == datetime(2020, 1, 1, tzinfo=UTC)
