@@ -64,7 +64,11 @@ def _check_times(record: dict[str, Any], number: int) -> None:
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            continue
+            raise InvalidArgumentError(
+                f"line {number}: {key} {quoted(value[:80])} is not a time; allowed: ISO 8601, "
+                "such as 2024-05-01T09:30:00+00:00 (UTC when no offset is given)",
+                field=key,
+            ) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)  # as the Memory model reads it
         if moment > utc_now() + CLOCK_SKEW:

@@ -159,12 +159,17 @@ def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:
     columns = ["id", "text", "importance", "category", "createdAt", "agentId", "scope"]
     source = database.open_table(table)
     present = [column for column in columns if column in source.schema.names]
+    if "text" not in present:
+        raise InvalidArgumentError(
+            f"table {table!r} in {directory} has no text column: not a memory-lancedb store "
+            f"(its columns: {', '.join(source.schema.names)})",
+            field="source",
+        )
     lines = []
     for row in source.search().select(present).limit(None).to_list():
         category = LANCEDB_CATEGORIES.get(str(row.get("category")), Category.EVENTS)
-        created = row.get("createdAt")
         line: dict[str, Any] = {
-            "id": _memory_id(row["id"], "memory-lancedb"),
+            "id": _memory_id(row.get("id"), "memory-lancedb"),
             "content": row["text"],
             "category": category.value,
             "importance": row.get("importance"),
@@ -172,7 +177,16 @@ def memory_lancedb_lines(directory: Path, table: str = "memories") -> list[str]:
             "tags": [f"scope-{row['scope']}"] if row.get("scope") else [],
             "source_ref": "memory-lancedb",
         }
-        if created:
-            line["created_at"] = datetime.fromtimestamp(created / 1000, UTC).isoformat()
+        if row.get("createdAt"):
+            line["created_at"] = _said_at(row["createdAt"])
         lines.append(json.dumps({key: value for key, value in line.items() if value is not None}))
     return lines
+
+
+def _said_at(created: Any) -> Any:
+    """memory-lancedb's ``createdAt`` (milliseconds since 1970) as ISO 8601; a value that is
+    no such time is passed on as it is, for the import to refuse that row by name."""
+    try:
+        return datetime.fromtimestamp(float(created) / 1000, UTC).isoformat()
+    except (TypeError, ValueError, OverflowError, OSError):
+        return f"createdAt {created!r} is not a time in milliseconds"

@@ -99,3 +99,23 @@ def test_memory_lancedb_rows_come_over_with_their_agents(
     friday = service.get("3e5f1b40")
     assert friday.scope == "agent:ops" and friday.category is Category.EVENTS
     assert friday.tags == ["scope-team"] and friday.created_at.year == 2023
+
+
+def test_a_memory_lancedb_row_that_is_no_memory_is_named_and_can_be_skipped(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    database = lancedb.connect(str(tmp_path / "openclaw-memory"))
+    good = {"id": "good", "text": "User prefers dark mode", "createdAt": 1_700_000_000_000}
+    bad = {"id": "bad", "text": "User lives in Porto", "createdAt": 9_000_000_000_000_000_000}
+    database.create_table("memories", data=pa.Table.from_pylist([good, bad]))
+    lines = memory_lancedb_lines(tmp_path / "openclaw-memory")
+    with pytest.raises(InvalidArgumentError) as refused:
+        import_memories(service, lines)
+    assert refused.value.field == "created_at" and "createdAt 9" in refused.value.message
+    assert service.store.count() == 0  # nothing half-written
+    report = import_memories(service, lines, skip_invalid=True)
+    assert report.imported == 1 and len(report.problems) == 1
+    database.create_table("notes", data=pa.Table.from_pylist([{"id": "x", "body": "y"}]))
+    with pytest.raises(InvalidArgumentError, match="no text column") as missing:
+        memory_lancedb_lines(tmp_path / "openclaw-memory", table="notes")
+    assert missing.value.field == "source"
