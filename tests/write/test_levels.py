@@ -13,3 +13,13 @@ def test_summary_keeps_up_to_four_sentences() -> None:
     text = "One. Two. Three. Four. Five."
     assert summary(text) == "One. Two. Three. Four."
     assert split_sentences("a line\nanother line") == ["a line", "another line"]
+
+
+def test_a_summary_of_lines_without_full_stops_keeps_them_apart() -> None:
+    merged = "User is a backend engineer at Acme\nUser lives in Berlin\nUser has two kids"
+    assert summary(merged) == (
+        "User is a backend engineer at Acme. User lives in Berlin. User has two kids"
+    )
+    assert (
+        summary("Hi there! We met in Porto\nIt rained.") == "Hi there! We met in Porto. It rained."
+    )
