@@ -60,6 +60,13 @@ def bridge(state: CliState) -> None:
         run(state.settings)
 
 
+def _given(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    """An id given as an empty or blank string is a mistake, not the default."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("must not be empty; leave the option out for the default")
+    return value
+
+
 @main.group(invoke_without_command=True)
 @click.option(
     "--http",
@@ -74,8 +81,13 @@ def bridge(state: CliState) -> None:
     show_default=True,
     help="Address to bind with --http; anything but loopback needs access_tokens.",
 )
-@click.option("--agent-id", "mcp_agent_id", help="The agent the client is (default: main).")
-@click.option("--user-id", "mcp_user_id", help="The user that agent acts for.")
+@click.option(
+    "--agent-id",
+    "mcp_agent_id",
+    callback=_given,
+    help="The agent the client is (default: main).",
+)
+@click.option("--user-id", "mcp_user_id", callback=_given, help="The user that agent acts for.")
 @click.option("--admin", is_flag=True, help="Act as the administrator: every scope.")
 @click.pass_context
 def mcp(
@@ -101,6 +113,10 @@ def mcp(
 
     limit_arenas()  # a server that runs for as long as its client does
 
+    if admin and (mcp_agent_id or mcp_user_id):
+        raise click.UsageError(
+            "--admin acts for every scope: give it without --agent-id and --user-id"
+        )
     state: CliState = context.obj
     agent_id = mcp_agent_id or state.agent_id or DEFAULT_AGENT_ID
     user_id = mcp_user_id or state.user_id
@@ -133,9 +149,10 @@ def _bare_key(context: click.Context, parameter: click.Parameter, value: str) ->
     "token_agent_id",
     default="main",
     show_default=True,
+    callback=_given,
     help="The agent the token stands for.",
 )
-@click.option("--user-id", "token_user_id", help="The user that agent acts for.")
+@click.option("--user-id", "token_user_id", callback=_given, help="The user that agent acts for.")
 @click.option("--admin", is_flag=True, help="The token acts as the administrator.")
 def mcp_token(name: str, token_agent_id: str, token_user_id: str | None, admin: bool) -> None:
     """Make a bearer token for the MCP HTTP server: prints the token once, and the config

@@ -164,8 +164,11 @@ class WorkspaceTools:
 
     def tree(self, arguments: TreeArguments, identity: Identity) -> ToolResult:
         root = normalise_path(arguments.path, allow_root=True)
-        tree = build_tree(self.workspace.paths(self._scope(identity)), root, arguments.depth)
+        paths = self.workspace.paths(self._scope(identity))
+        tree = build_tree(paths, root, arguments.depth)
         empty = f"(no files under {root}/)" if root else "(the workspace is empty)"
+        if root in paths:
+            empty = f"({root} is a file, not a directory: memory_read opens it)"
         return ToolResult(tree, _tree_text(tree) or empty)
 
 

@@ -145,6 +145,8 @@ def test_an_empty_tree_says_where_it_looked(tools: Toolbox) -> None:
     missing = tools.call("memory_tree", {"path": "project"})
     assert missing.data == [] and missing.text == "(no files under project/)"
     assert tools.call("memory_tree", {"path": "projects"}).text == "alpha.md"
+    file = tools.call("memory_tree", {"path": "projects/alpha.md"})
+    assert file.data == [] and "projects/alpha.md is a file" in file.text
 
 
 def test_a_file_and_a_folder_never_share_a_path(tools: Toolbox) -> None:
