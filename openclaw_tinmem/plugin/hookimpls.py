@@ -131,12 +131,14 @@ class TinmemPlugin(PluginParts):
             )
             try:
                 with urgent():  # the worker hands back the GIL sooner after each system call
-                    self.journal.write(record)  # durable before we return: a crash loses nothing
+                    journalled = self.journal_turn(record)  # durable before we return
             except OSError:
                 logger.exception("could not journal the turn; capturing it from memory")
-                self.worker.hold(record)
+                for kept in self.take_unjournalled():
+                    self.worker.hold(kept)
                 return
-            self.start_worker()
+            if journalled:
+                self.start_worker()
         except Exception:
             logger.exception("could not journal the turn for memory capture")
 

@@ -8,18 +8,20 @@ built in the background (``start_worker``), and recall runs time-boxed on its ow
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import weakref
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from openclaw_tinmem.capture.extraction import Extractor, RuleExtractor, default_extractor
 from openclaw_tinmem.capture.filters import CaptureCounts, CaptureFilter
-from openclaw_tinmem.capture.journal import Journal
+from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline
-from openclaw_tinmem.capture.worker import CaptureWorker, at_exit
+from openclaw_tinmem.capture.worker import HELD_TURNS_KEPT, CaptureWorker, at_exit
 from openclaw_tinmem.config import Settings, load_settings
 from openclaw_tinmem.errors import ConfigError
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
@@ -53,6 +55,9 @@ class PluginParts:
         self._starting: threading.Thread | None = None  # building the worker for the hooks
         self._recall_pool: ThreadPoolExecutor | None = None
         self.config_error: ConfigError | None = None  # set while the configuration is broken
+        # turns kept while journal_path cannot be a directory (a file in the way), journalled
+        # once it can be
+        self._unjournalled: deque[TurnRecord] = deque(maxlen=HELD_TURNS_KEPT)
 
     # ----------------------------------------------------------------- wiring
 
@@ -114,6 +119,47 @@ class PluginParts:
             self._journal = Journal(self.settings.resolved_journal_path())
         return self._journal
 
+    def journal_turn(self, record: TurnRecord) -> bool:
+        """Journal ``record``, after the turns kept while the journal could not be made; False
+        when it still cannot be (``journal_path`` is a file, say): the turn is kept in memory
+        for the next one (lost only if the process ends first, which ``close`` reports). A
+        journal that cannot be written raises ``OSError``, every turn still kept
+        (``take_unjournalled``)."""
+        self._unjournalled.append(record)
+        try:
+            journal = self.journal
+        except ConfigError as error:
+            if len(self._unjournalled) == 1:
+                logger.error(
+                    "cannot journal turns for capture: %s. Turns are kept in memory until it "
+                    "is fixed (lost if the process ends first)",
+                    error.message,
+                )
+            return False
+        while self._unjournalled:
+            journal.write(self._unjournalled[0])
+            self._unjournalled.popleft()
+        return True
+
+    def _journal_kept_turns(self) -> None:
+        """At a close or an exit: a last try to journal the turns kept in memory (the next
+        start captures them), else say how many are lost."""
+        if not self._unjournalled:
+            return
+        with contextlib.suppress(OSError):
+            self.journal_turn(self._unjournalled.pop())
+        if self._unjournalled:
+            logger.error(
+                "%d turns were never journalled and are lost: journal_path cannot be used",
+                len(self._unjournalled),
+            )
+
+    def take_unjournalled(self) -> list[TurnRecord]:
+        """The turns kept for the journal, handed over (to be captured from memory)."""
+        taken = list(self._unjournalled)
+        self._unjournalled.clear()
+        return taken
+
     @property
     def worker(self) -> CaptureWorker:
         with self._build_lock:
@@ -133,6 +179,7 @@ class PluginParts:
         """Flush and stop the worker, release the service; the plugin can be configured again.
         A start under way is waited for first (bounded), so nothing is built after the close."""
         self.wait_for_start()
+        self._journal_kept_turns()
         with self._build_lock:
             if self._worker is not None:
                 self._worker.flush(self.settings.flush_timeout_seconds)
@@ -172,6 +219,7 @@ class PluginParts:
         (bounded; native code must not run on while the interpreter tears down) and the
         worker stops after its turn, the rest journalled."""
         self.wait_for_start()
+        self._journal_kept_turns()
         worker = self._worker
         if worker is not None:
             worker.stop_at_exit()

@@ -202,3 +202,38 @@ def test_a_journal_directory_removed_while_running_is_made_again_private(
     found = plugin.service.recall("What is my favourite colour?", limit=5)
     assert any("teal" in hit.memory.content for hit in found)
     plugin.close()
+
+
+def test_turns_wait_in_memory_while_the_journal_path_is_a_file(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file where the journal's directory should be: turns are kept, and journalled and
+    captured once the path is fixed, not lost."""
+    journal = Path(settings.journal_path)
+    journal.write_text("in the way")
+    plugin = TinmemPlugin(settings.model_copy(update={"capture_retry_seconds": 0.0}))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="main")
+    host.turn(session, "Please remember that my favourite colour is teal.")
+    host.turn(session, "Please remember that I prefer window seats on long flights.")
+    assert not plugin.flush()
+    assert "Turns are kept in memory until it is fixed" in caplog.text
+    journal.unlink()  # fixed
+    host.turn(session, "Please remember that my sister lives in Porto.")
+    assert plugin.flush()
+    for question, answer in [("favourite colour", "teal"), ("seats", "window"), ("sister", "Porto")]:
+        found = plugin.service.recall(question, limit=5)
+        assert any(answer in hit.memory.content for hit in found), question
+    plugin.close()
+
+
+def test_turns_never_journalled_are_reported_lost_at_close(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    Path(settings.journal_path).write_text("in the way")
+    plugin = TinmemPlugin(settings)
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    session = host.start_session(agent_id="main")
+    host.turn(session, "Please remember that my favourite colour is teal.")
+    plugin.close()
+    assert "1 turns were never journalled and are lost" in caplog.text
