@@ -6,15 +6,18 @@ only where its rights allow: reading needs the right to read that scope, writing
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity, default_workspace_scope
-from openclaw_tinmem.errors import InvalidArgumentError, StoreError
+from openclaw_tinmem.errors import InvalidArgumentError, ModelError, StoreError
 from openclaw_tinmem.events import ToolResult
 from openclaw_tinmem.models import Level, utc_now
+from openclaw_tinmem.recall.asking import plain_question
+from openclaw_tinmem.recall.passages import best_passage
 from openclaw_tinmem.recall.scoring import sigmoid
 from openclaw_tinmem.redaction import redact_secrets
 from openclaw_tinmem.tools.arguments import (
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from openclaw_tinmem.service import MemoryService
 
 
+logger = logging.getLogger("openclaw_tinmem")
 RATE_LIMITS_FILE = "rate-limits.sqlite3"
 
 
@@ -101,16 +105,14 @@ class WorkspaceTools:
         ]
         if self.service.settings.workspace_search_memories:
             hits = self.service.recall(arguments.query, limit=arguments.limit, identity=identity)
-            # one scale for both: the cross-encoder's relevance (a file's fused rank and a
-            # memory's recall score are not comparable: a file only near in meaning outranked
-            # the one memory that answers)
-            logits = self.service.reranker.score(arguments.query, [hit.content for hit in chunks])
-            for result, logit in zip(results, logits, strict=True):
-                result["score"] = round(sigmoid(logit), 4)
+            judged = self._judged(arguments.query, [hit.content for hit in chunks])
+            if judged is not None:  # files on the memories' scale
+                for result, relevance in zip(results, judged, strict=True):
+                    result["score"] = round(relevance, 4)
             results += [
                 {
                     "content": hit.memory.text_at(Level.L1),
-                    "score": round(hit.relevance, 4),
+                    "score": round(hit.relevance if judged is not None else hit.score, 4),
                     "document_id": hit.memory.id,
                     "is_hybrid_match": hit.match.value == "both",
                     "category": hit.memory.category.value,  # a memory, not a file: no path
@@ -125,6 +127,25 @@ class WorkspaceTools:
         )
         data = {"query": arguments.query, "results": results, "result_count": len(results)}
         return ToolResult(data, text or "No matches.")
+
+    def _judged(self, query: str, chunks: list[str]) -> list[float] | None:
+        """The cross-encoder's relevance of each chunk to ``query``, read as recall reads a
+        memory (the passage the query is about, the question without "remind me"): the scale
+        of a memory's ``relevance``, so files and memories rank together (a file's fused rank
+        and a memory's recall score are not comparable: files only near in meaning pushed out
+        the memory that answered). None without the cross-encoder (``rerank`` off, or its
+        model missing): then each keeps its own score, as before."""
+        if not self.service.settings.rerank:
+            return None
+        question = plain_question(query)
+        try:
+            logits = self.service.reranker.score(
+                question, [best_passage(query, chunk) or chunk for chunk in chunks]
+            )
+        except ModelError as error:
+            logger.warning("memory_search ranks without the cross-encoder: %s", error.message)
+            return None
+        return [sigmoid(logit) for logit in logits]
 
     def write(self, arguments: WriteArguments, identity: Identity) -> ToolResult:
         now = self.clock()

@@ -221,7 +221,11 @@ def test_turns_wait_in_memory_while_the_journal_path_is_a_file(
     journal.unlink()  # fixed
     host.turn(session, "Please remember that my sister lives in Porto.")
     assert plugin.flush()
-    for question, answer in [("favourite colour", "teal"), ("seats", "window"), ("sister", "Porto")]:
+    for question, answer in [
+        ("favourite colour", "teal"),
+        ("seats", "window"),
+        ("sister", "Porto"),
+    ]:
         found = plugin.service.recall(question, limit=5)
         assert any(answer in hit.memory.content for hit in found), question
     plugin.close()

@@ -257,6 +257,38 @@ def test_search_ranks_files_and_memories_on_one_scale(service: MemoryService) ->
     assert scores == sorted(scores, reverse=True) and all(0 <= score <= 1 for score in scores)
 
 
+def test_search_judges_a_file_by_the_passage_the_query_is_about(
+    settings: Settings,
+    make_service,  # type: ignore[no-untyped-def]
+) -> None:
+    """The answer deep in a long note still outranks memories that do not answer; with the
+    cross-encoder off, search still works, each result keeping its own score."""
+    agent = Identity(agent_id="main")
+    introduction = "Operations notes for the platform team, kept after each weekly review. " * 10
+    for rerank in (True, False):
+        service = make_service(
+            settings.model_copy(
+                update={"rerank": rerank, "db_path": f"{settings.db_path}-{rerank}"}
+            )
+        )
+        toolbox = Toolbox()
+        toolbox.extend(WorkspaceTools(service, clock=lambda: NOW).handlers())
+        note = introduction + (
+            "Billing database: the billing service keeps invoices in PostgreSQL 16, in Frankfurt "
+            "with a replica in Dublin."
+        )
+        toolbox.call("memory_write", {"content": note, "target": "notes/ops.md"}, agent)
+        service.remember(
+            "User asked about billing invoices last week.", Category.EVENTS, identity=agent
+        )
+        found = toolbox.call(
+            "memory_search", {"query": "what database does billing use"}, agent
+        ).data["results"]
+        assert found, rerank
+        if rerank:
+            assert found[0].get("path") == "notes/ops.md", found
+
+
 def test_rate_limit_per_minute_and_hour(clock: Clock, tmp_path: Path) -> None:
     limiter = RateLimiter(
         per_minute=20, per_hour=200, path=tmp_path / "limits.sqlite3", clock=clock
