@@ -1,12 +1,15 @@
-"""What an import line must hold beyond what a Memory accepts: the checks the tools make too
-(numbers that are numbers, bounded headlines and summaries), provenance without unknown keys
-(a misspelt ``user_id`` would hide whose memory it is, and show it to every user) and times
-that can have been."""
+"""What an import line must hold beyond what a Memory accepts: numbers that are not true or
+false (as the tools say), provenance without unknown keys (a misspelt ``user_id`` would hide
+whose memory it is, and show it to every user) and times that can have been. What an export
+may hold is taken: a headline longer than a memory's is cut, a creation a moment after the
+last update (a host clock ahead) moves the update to it."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from openclaw_tinmem.errors import InvalidArgumentError
 from openclaw_tinmem.models import (
@@ -17,28 +20,26 @@ from openclaw_tinmem.models import (
 )
 from openclaw_tinmem.text import quoted
 
-NUMBER_FIELDS = ("importance", "access_count")
+BOOLEAN_REFUSED = ("importance", "access_count")  # a number is wanted, as the tools say
 BOUNDED_TEXT = {"headline": MAX_HEADLINE_CHARACTERS, "summary": MAX_SUMMARY_CHARACTERS}
 TIME_FIELDS = ("created_at", "updated_at", "last_accessed_at")
 CLOCK_SKEW = timedelta(days=1)  # a time this far ahead of ours is a mistake, not a clock
+_TIME = TypeAdapter(datetime)
 
 
 def check_import_fields(record: dict[str, Any], number: int) -> None:
     """Raise ``InvalidArgumentError`` naming the field of ``record`` (line ``number``) that
-    an import must refuse."""
-    for key in NUMBER_FIELDS:
-        value = record.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+    an import must refuse; bring what an export may hold into what a memory may be (a
+    headline cut to its limit, times read as the Memory model reads them, naive ones as UTC)."""
+    for key in BOOLEAN_REFUSED:
+        if isinstance(record.get(key), bool):
             raise InvalidArgumentError(
-                f"line {number}: {key} must be a number, not {json_kind(value)}", field=key
+                f"line {number}: {key} must be a number, not true or false", field=key
             )
     for key, most in BOUNDED_TEXT.items():
         value = record.get(key)
         if isinstance(value, str) and len(value) > most:
-            raise InvalidArgumentError(
-                f"line {number}: {key} is {len(value):,} characters; at most {most:,} are allowed",
-                field=key,
-            )
+            record[key] = value[: most - 1] + "…"  # a rule-written headline may run long
     provenance = record.get("provenance")
     if provenance is not None:
         if not isinstance(provenance, dict):
@@ -59,34 +60,31 @@ def _check_times(record: dict[str, Any], number: int) -> None:
     times: dict[str, datetime] = {}
     for key in TIME_FIELDS:
         value = record.get(key)
-        if not isinstance(value, str):
-            continue  # absent, or refused as it is by the Memory model
+        if value is None:
+            continue
         try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
+            moment = _TIME.validate_python(value)
+        except ValidationError:
             raise InvalidArgumentError(
-                f"line {number}: {key} {quoted(value[:80])} is not a time; allowed: ISO 8601, "
-                "such as 2024-05-01T09:30:00+00:00 (UTC when no offset is given)",
+                f"line {number}: {key} {quoted(str(value)[:80])} is not a time; allowed: "
+                "ISO 8601, such as 2024-05-01T09:30:00+00:00 (UTC when no offset is given)",
                 field=key,
             ) from None
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)  # as the Memory model reads it
+            moment = moment.replace(tzinfo=UTC)
         if moment > utc_now() + CLOCK_SKEW:
             raise InvalidArgumentError(
-                f"line {number}: {key} {quoted(value)} is in the future; allowed: a time that "
-                "has been (ISO 8601 with a zone)",
+                f"line {number}: {key} {quoted(str(value))} is in the future; allowed: a time "
+                "that has been",
                 field=key,
             )
         times[key] = moment
+        record[key] = moment.isoformat()
     created, updated = times.get("created_at"), times.get("updated_at")
-    if created and updated and created > updated:
-        raise InvalidArgumentError(
-            f"line {number}: created_at is later than updated_at; a memory is updated when or "
-            "after it is made",
-            field="created_at",
-        )
     if updated and not created:
-        record["created_at"] = record["updated_at"]  # made no later than it was last updated
+        record["created_at"] = record["updated_at"]  # made no later than last updated
+    elif created and updated and created > updated:
+        record["updated_at"] = record["created_at"]  # said ahead of the storing clock
 
 
 def json_kind(value: Any) -> str:

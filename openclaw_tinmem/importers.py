@@ -189,4 +189,4 @@ def _said_at(created: Any) -> Any:
     try:
         return datetime.fromtimestamp(float(created) / 1000, UTC).isoformat()
     except (TypeError, ValueError, OverflowError, OSError):
-        return f"createdAt {created!r} is not a time in milliseconds"
+        return created

@@ -111,7 +111,7 @@ def test_a_memory_lancedb_row_that_is_no_memory_is_named_and_can_be_skipped(
     lines = memory_lancedb_lines(tmp_path / "openclaw-memory")
     with pytest.raises(InvalidArgumentError) as refused:
         import_memories(service, lines)
-    assert refused.value.field == "created_at" and "createdAt 9" in refused.value.message
+    assert refused.value.field == "created_at" and "9000000000000000000" in refused.value.message
     assert service.store.count() == 0  # nothing half-written
     report = import_memories(service, lines, skip_invalid=True)
     assert report.imported == 1 and len(report.problems) == 1

@@ -15,6 +15,7 @@ from openclaw_tinmem.cli.app import (
     emit_json,
     friendly_errors,
     main,
+    not_blank,
     run_tool,
 )
 
@@ -60,11 +61,7 @@ def bridge(state: CliState) -> None:
         run(state.settings)
 
 
-def _given(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
-    """An id given as an empty or blank string is a mistake, not the default."""
-    if value is not None and not value.strip():
-        raise click.BadParameter("must not be empty; leave the option out for the default")
-    return value
+FOR_THE_DEFAULT = not_blank("for the default")
 
 
 @main.group(invoke_without_command=True)
@@ -84,10 +81,12 @@ def _given(context: click.Context, parameter: click.Parameter, value: str | None
 @click.option(
     "--agent-id",
     "mcp_agent_id",
-    callback=_given,
+    callback=FOR_THE_DEFAULT,
     help="The agent the client is (default: main).",
 )
-@click.option("--user-id", "mcp_user_id", callback=_given, help="The user that agent acts for.")
+@click.option(
+    "--user-id", "mcp_user_id", callback=FOR_THE_DEFAULT, help="The user that agent acts for."
+)
 @click.option("--admin", is_flag=True, help="Act as the administrator: every scope.")
 @click.pass_context
 def mcp(
@@ -113,11 +112,11 @@ def mcp(
 
     limit_arenas()  # a server that runs for as long as its client does
 
-    if admin and (mcp_agent_id or mcp_user_id):
+    state: CliState = context.obj
+    if admin and (mcp_agent_id or mcp_user_id or state.agent_id or state.user_id):
         raise click.UsageError(
             "--admin acts for every scope: give it without --agent-id and --user-id"
         )
-    state: CliState = context.obj
     agent_id = mcp_agent_id or state.agent_id or DEFAULT_AGENT_ID
     user_id = mcp_user_id or state.user_id
     identity = (
@@ -147,17 +146,26 @@ def _bare_key(context: click.Context, parameter: click.Parameter, value: str) ->
 @click.option(
     "--agent-id",
     "token_agent_id",
-    default="main",
-    show_default=True,
-    callback=_given,
-    help="The agent the token stands for.",
+    callback=FOR_THE_DEFAULT,
+    help="The agent the token stands for (default: main).",
 )
-@click.option("--user-id", "token_user_id", callback=_given, help="The user that agent acts for.")
+@click.option(
+    "--user-id", "token_user_id", callback=FOR_THE_DEFAULT, help="The user that agent acts for."
+)
 @click.option("--admin", is_flag=True, help="The token acts as the administrator.")
-def mcp_token(name: str, token_agent_id: str, token_user_id: str | None, admin: bool) -> None:
+def mcp_token(
+    name: str, token_agent_id: str | None, token_user_id: str | None, admin: bool
+) -> None:
     """Make a bearer token for the MCP HTTP server: prints the token once, and the config
     block that stores only its sha256."""
+    from openclaw_tinmem.access import DEFAULT_AGENT_ID
     from openclaw_tinmem.tools.mcp import new_token
+
+    if admin and (token_agent_id or token_user_id):
+        raise click.UsageError(
+            "--admin acts for every scope: give it without --agent-id and --user-id"
+        )
+    token_agent_id = token_agent_id or DEFAULT_AGENT_ID
 
     token, digest = new_token()
     lines = [

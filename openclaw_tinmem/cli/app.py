@@ -12,7 +12,7 @@ import logging
 import os
 import select
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -311,13 +311,16 @@ def reported_here() -> Iterator[None]:
             handler.setLevel(level)
 
 
-def _not_blank(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
-    """An id option given as an empty or blank string is a mistake, not the default."""
-    if value is not None and not value.strip():
-        raise click.BadParameter(
-            "must not be empty; leave the option out to act as the administrator"
-        )
-    return value
+def not_blank(left_out: str) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """A callback for an id option: given as an empty or blank string it is a mistake, not
+    the default (``left_out`` says what leaving it out does)."""
+
+    def check(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise click.BadParameter(f"must not be empty; leave the option out {left_out}")
+        return value
+
+    return check
 
 
 @click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -330,12 +333,12 @@ def _not_blank(context: click.Context, parameter: click.Parameter, value: str | 
 @click.option("--db-path", help="Override the store location (TINMEM_DB_PATH).")
 @click.option(
     "--agent-id",
-    callback=_not_blank,
+    callback=not_blank("to act as the administrator"),
     help="Act as this agent: see and change only the scopes it may (default: administrator).",
 )
 @click.option(
     "--user-id",
-    callback=_not_blank,
+    callback=not_blank("to act as the administrator"),
     help="The user the agent acts for (with --agent-id; default none).",
 )
 @click.version_option(package_name="openclaw-tinmem")

@@ -35,11 +35,8 @@ def summary(content: str) -> str:
         words += count
     # a line without a full stop (a merged fact: "User lives in Berlin") ends its sentence
     # before the next is joined on, not run into it
-    ended = [sentence if sentence[-1] in _ENDINGS else f"{sentence}." for sentence in chosen[:-1]]
+    ended = [f"{sentence}." if sentence[-1].isalnum() else sentence for sentence in chosen[:-1]]
     return clip_words(" ".join([*ended, *chosen[-1:]]) or content, SUMMARY_MAX_WORDS)
-
-
-_ENDINGS = frozenset(".!?…:;\"'”’)]")
 
 
 class RuleSummarizer:

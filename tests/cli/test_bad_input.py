@@ -30,6 +30,8 @@ BAD_INPUT = [
     (["mcp", "--agent-id", ""], "--agent-id': must not be empty"),
     (["mcp", "--user-id", " "], "--user-id': must not be empty"),
     (["mcp", "--admin", "--agent-id", "bob"], "--admin acts for every scope"),
+    (["--agent-id", "bob", "mcp", "--admin"], "--admin acts for every scope"),
+    (["mcp", "token", "--admin", "--user-id", "ana"], "--admin acts for every scope"),
     (["restore", "not-an-id"], "invalid memory id 'not-an-id'"),
     (["scopes", "rename", "bad scope!", "global"], "invalid scope 'bad scope!'"),
     (["scopes", "rename", "agent:a", "agent:a", "--yes"], "agent:a is both the old and the new"),

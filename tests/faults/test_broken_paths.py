@@ -134,13 +134,14 @@ def test_the_cli_says_what_is_wrong_in_one_line_and_fails(
 def put_in_the_way(directory: Path) -> None:
     """A file where ``directory`` was; the capture worker may make the directory again at any
     moment (it does when the journal's is gone), so it is removed again until the file is in."""
-    while True:
+    for _ in range(1000):
         shutil.rmtree(directory, ignore_errors=True)
         try:
             directory.write_text("in the way")
             return
         except IsADirectoryError:
             continue
+    raise AssertionError(f"{directory} is made again and again")
 
 
 def test_a_turn_neither_the_journal_nor_the_store_can_take_waits_until_one_can(
