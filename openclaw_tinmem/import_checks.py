@@ -61,6 +61,7 @@ def _check_times(record: dict[str, Any], number: int) -> None:
     for key in TIME_FIELDS:
         value = record.get(key)
         if value is None:
+            record.pop(key, None)  # null is missing: the import gives its own time
             continue
         try:
             moment = _TIME.validate_python(value)

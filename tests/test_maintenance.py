@@ -330,3 +330,9 @@ def test_what_an_export_may_hold_is_taken_as_a_memory_may_be() -> None:
     numeric = {"content": "x", "category": "events", "created_at": 1_700_000_000}
     numeric["updated_at"] = "2025-01-01T00:00:00Z"
     assert parse_import_line(json.dumps(numeric), 1).memory.created_at.year == 2023
+
+
+def test_an_import_time_of_null_is_a_missing_time() -> None:
+    line = {"content": "x", "category": "events", "created_at": None, "last_accessed_at": None}
+    memory = parse_import_line(json.dumps(line), 1).memory
+    assert memory.created_at.year >= 2026 and memory.last_accessed_at is None
