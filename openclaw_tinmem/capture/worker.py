@@ -47,6 +47,13 @@ def at_exit(method: weakref.WeakMethod[Callable[[], None]]) -> None:
     atexit.register(call)
 
 
+def interpreter_exiting(error: BaseException) -> bool:
+    """Whether ``error`` is a thread pool refusing work because the interpreter is exiting
+    (its pools stop before ``atexit`` runs the worker's stop): the turn is left for the next
+    start, not counted as a failed attempt and put off."""
+    return isinstance(error, RuntimeError) and "after interpreter shutdown" in str(error)
+
+
 class CaptureWorker:
     """Drains the journal in a background thread; one worker per journal across processes."""
 
@@ -244,6 +251,9 @@ class CaptureWorker:
         try:
             outcomes = self.primary.process(record)
         except Exception as error:  # LLM down, bad output, store hiccup: retry later
+            if interpreter_exiting(error):  # not the turn's fault: journalled as it was
+                self._stop.set()
+                return 0
             message = f"{type(error).__name__}: {error}"
             if record.attempts + 1 < self.settings.capture_max_attempts:
                 delay = self._retry_delay(record.attempts)

@@ -308,3 +308,23 @@ def test_the_capture_worker_runs_at_a_lower_priority_than_the_host(
         time.sleep(0.05)
     assert os.getpriority(os.PRIO_PROCESS, thread.native_id or 0) == lower
     assert os.getpriority(os.PRIO_PROCESS, 0) == host  # the host's own thread is untouched
+
+
+def test_a_turn_cut_short_by_the_interpreter_exiting_stays_journalled_as_it_was(
+    plugin_settings: Settings, make_plugin, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The interpreter's thread pools refuse work before atexit stops the worker: the turn
+    in hand is left for the next start, not counted as a failed attempt and put off."""
+    import concurrent.futures.thread
+
+    from openclaw_tinmem.events import AgentEndEvent, HookContext
+
+    plugin: TinmemPlugin = make_plugin(plugin_settings)
+    plugin.service.recall("warm up the models and their pools")
+    text = "I really prefer aisle seats on long flights, remember it."
+    monkeypatch.setattr(concurrent.futures.thread, "_shutdown", True)  # as at the exit
+    plugin.agent_end(event=AgentEndEvent(messages=(Message("user", text),)), ctx=HookContext())
+    plugin.flush()
+    monkeypatch.undo()
+    (record,) = Journal(plugin_settings.resolved_journal_path()).pending(due_only=False)
+    assert record.attempts == 0 and not record.last_error
