@@ -134,7 +134,7 @@ class TinmemPlugin(PluginParts):
                     journalled = self.journal_turn(record)  # durable before we return
             except OSError:
                 logger.exception("could not journal the turn; capturing it from memory")
-                for kept in self.take_unjournalled():
+                for kept in [*self.take_unjournalled(), record]:
                     self.worker.hold(kept)
                 return
             if journalled:

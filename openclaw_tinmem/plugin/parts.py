@@ -58,6 +58,7 @@ class PluginParts:
         # turns kept while journal_path cannot be a directory (a file in the way), journalled
         # once it can be
         self._unjournalled: deque[TurnRecord] = deque(maxlen=HELD_TURNS_KEPT)
+        self._kept_lock = threading.Lock()
 
     # ----------------------------------------------------------------- wiring
 
@@ -123,22 +124,26 @@ class PluginParts:
         """Journal ``record``, after the turns kept while the journal could not be made; False
         when it still cannot be (``journal_path`` is a file, say): the turn is kept in memory
         for the next one (lost only if the process ends first, which ``close`` reports). A
-        journal that cannot be written raises ``OSError``, every turn still kept
+        journal that cannot be written raises ``OSError``; the turns kept stay kept
         (``take_unjournalled``)."""
-        self._unjournalled.append(record)
         try:
             journal = self.journal
         except ConfigError as error:
-            if len(self._unjournalled) == 1:
-                logger.error(
-                    "cannot journal turns for capture: %s. Turns are kept in memory until it "
-                    "is fixed (lost if the process ends first)",
-                    error.message,
-                )
+            with self._kept_lock:
+                if not self._unjournalled:
+                    logger.error(
+                        "cannot journal turns for capture: %s. Turns are kept in memory until "
+                        "it is fixed (lost if the process ends first)",
+                        error.message,
+                    )
+                self._unjournalled.append(record)
             return False
-        while self._unjournalled:
-            journal.write(self._unjournalled[0])
-            self._unjournalled.popleft()
+        if self._unjournalled:
+            with self._kept_lock:  # one thread writes them, each once
+                while self._unjournalled:
+                    journal.write(self._unjournalled[0])
+                    self._unjournalled.popleft()
+        journal.write(record)
         return True
 
     def _journal_kept_turns(self) -> None:
@@ -147,7 +152,7 @@ class PluginParts:
         if not self._unjournalled:
             return
         with contextlib.suppress(OSError):
-            self.journal_turn(self._unjournalled.pop())
+            self.journal_turn(self._unjournalled.pop())  # journals those before it first
         if self._unjournalled:
             logger.error(
                 "%d turns were never journalled and are lost: journal_path cannot be used",
@@ -156,8 +161,9 @@ class PluginParts:
 
     def take_unjournalled(self) -> list[TurnRecord]:
         """The turns kept for the journal, handed over (to be captured from memory)."""
-        taken = list(self._unjournalled)
-        self._unjournalled.clear()
+        with self._kept_lock:
+            taken = list(self._unjournalled)
+            self._unjournalled.clear()
         return taken
 
     @property

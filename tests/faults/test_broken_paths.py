@@ -242,3 +242,21 @@ def test_turns_never_journalled_are_reported_lost_at_close(
     host.turn(session, "Please remember that my favourite colour is teal.")
     plugin.close()
     assert "1 turns were never journalled and are lost" in caplog.text
+
+
+def test_kept_turns_are_journalled_each_once_when_hooks_run_at_once(settings: Settings) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from openclaw_tinmem.capture.journal import Journal, TurnRecord
+
+    journal_path = Path(settings.journal_path)
+    journal_path.write_text("in the way")
+    plugin = TinmemPlugin(settings)
+    kept = [TurnRecord([Message("user", f"kept {n}")], "agent:main") for n in range(20)]
+    assert not any([plugin.journal_turn(record) for record in kept])
+    journal_path.unlink()
+    later = [TurnRecord([Message("user", f"later {n}")], "agent:main") for n in range(16)]
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(plugin.journal_turn, later))
+    written = [record.id for record in Journal(journal_path).pending(due_only=False)]
+    assert sorted(written) == sorted(record.id for record in kept + later)
