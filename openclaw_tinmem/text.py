@@ -69,6 +69,12 @@ def split_sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
 
 
+def spaced_words(text: str, word: re.Pattern[str]) -> str:
+    """The words of ``text`` (the matches of ``word``), lower case, one space apart and
+    around: one text's words run in another's when its spaced words are in the other's."""
+    return f" {' '.join(word.findall(text.lower()))} "
+
+
 def clip_words(text: str, max_words: int) -> str:
     """``text`` with its whitespace folded, cut after ``max_words`` words with an ellipsis
     (and without a comma, semicolon or colon left dangling before it)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from openclaw_tinmem.models import EPISODE_TAG, FOLDED_TAG, Category, Hit, Level
 from openclaw_tinmem.recall.passages import brief_line, speaker_and_words
-from openclaw_tinmem.text import with_plain_brackets
+from openclaw_tinmem.text import spaced_words, with_plain_brackets
 
 BLOCK_TAG = "agent-experience"
 CHARACTERS_PER_TOKEN = 4
@@ -82,11 +82,6 @@ def already_visible(hit: Hit, visible: str) -> bool:
     return len(content) >= 12 and content in visible
 
 
-def _words(text: str) -> str:
-    """The words of ``text``, lower case, one space apart and around: for runs of words."""
-    return f" {' '.join(_WORD.findall(text.lower()))} "
-
-
 def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
     """Whether an exchange's words (its speaker aside) are a run of the words of an item
     chosen before it: the same message kept in two exchanges, a sentence of a detailed item.
@@ -95,7 +90,7 @@ def _shown_already(hit: Hit, text: str, shown: Sequence[str]) -> bool:
     peanuts")."""
     if EPISODE_TAG not in hit.memory.tags:
         return False
-    words = _words(speaker_and_words(text, hit.memory.provenance.speakers)[1])
+    words = spaced_words(speaker_and_words(text, hit.memory.provenance.speakers)[1], _WORD)
     if len(words.split()) < MIN_WORDS_SHOWN:
         return False
     return any(words in earlier for earlier in shown)
@@ -147,7 +142,7 @@ def render_block(
         cost = estimate_tokens(line) + 1
         if used + cost > token_budget or _shown_already(hit, text, words):
             continue  # a shorter item further down may still fit
-        words.append(_words(text))
+        words.append(spaced_words(text, _WORD))
         chosen.setdefault(memory.category, []).append(hit)
         lines[memory.id] = line
         used += cost

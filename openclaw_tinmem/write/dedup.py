@@ -20,7 +20,7 @@ from openclaw_tinmem.errors import TinmemError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.models import Action, Category, Memory, MergePolicy
 from openclaw_tinmem.prompts import DEDUP_SYSTEM
-from openclaw_tinmem.text import subject_name
+from openclaw_tinmem.text import spaced_words, subject_name
 
 logger = logging.getLogger("openclaw_tinmem")
 _WORD = re.compile(r"[\w'-]+")
@@ -121,15 +121,10 @@ def decide_by_similarity(
     return Decision(Action.CREATED, reason=f"{category.value}: no memory on the same subject")
 
 
-def _words(text: str) -> str:
-    """The words of ``text``, lower case, one space apart and around (runs of whole words)."""
-    return f" {' '.join(_WORD.findall(text.lower()))} "
-
-
 def merge_contents(existing: str, new: str) -> str:
     """Append ``new`` to ``existing`` unless its words already are, in that order (case,
     spacing and punctuation aside: "…for backend work." is in "…for backend work")."""
-    if _words(new) in _words(existing):
+    if spaced_words(new, _WORD) in spaced_words(existing, _WORD):
         return existing
     return f"{existing.rstrip()}\n{new.strip()}"
 
