@@ -67,7 +67,7 @@ def _check_times(record: dict[str, Any], number: int) -> None:
             moment = _TIME.validate_python(value)
         except ValidationError:
             raise InvalidArgumentError(
-                f"line {number}: {key} {quoted(str(value)[:80])} is not a time; allowed: "
+                f"line {number}: {key} {quoted(value)} is not a time; allowed: "
                 "ISO 8601, such as 2024-05-01T09:30:00+00:00 (UTC when no offset is given)",
                 field=key,
             ) from None

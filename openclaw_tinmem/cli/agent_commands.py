@@ -64,6 +64,14 @@ def bridge(state: CliState) -> None:
 FOR_THE_DEFAULT = not_blank("for the default")
 
 
+def refuse_ids_beside_admin(admin: bool, *ids: str | None) -> None:
+    """``--admin`` acts for every scope: an agent or user id given beside it is a mistake."""
+    if admin and any(ids):
+        raise click.UsageError(
+            "--admin acts for every scope: give it without --agent-id and --user-id"
+        )
+
+
 @main.group(invoke_without_command=True)
 @click.option(
     "--http",
@@ -113,10 +121,7 @@ def mcp(
     limit_arenas()  # a server that runs for as long as its client does
 
     state: CliState = context.obj
-    if admin and (mcp_agent_id or mcp_user_id or state.agent_id or state.user_id):
-        raise click.UsageError(
-            "--admin acts for every scope: give it without --agent-id and --user-id"
-        )
+    refuse_ids_beside_admin(admin, mcp_agent_id, mcp_user_id, state.agent_id, state.user_id)
     agent_id = mcp_agent_id or state.agent_id or DEFAULT_AGENT_ID
     user_id = mcp_user_id or state.user_id
     identity = (
@@ -161,10 +166,7 @@ def mcp_token(
     from openclaw_tinmem.access import DEFAULT_AGENT_ID
     from openclaw_tinmem.tools.mcp import new_token
 
-    if admin and (token_agent_id or token_user_id):
-        raise click.UsageError(
-            "--admin acts for every scope: give it without --agent-id and --user-id"
-        )
+    refuse_ids_beside_admin(admin, token_agent_id, token_user_id)
     token_agent_id = token_agent_id or DEFAULT_AGENT_ID
 
     token, digest = new_token()
