@@ -108,10 +108,23 @@ def test_items_show_their_date_and_the_newest_leads_its_category() -> None:
     newer.memory.created_at = datetime(2024, 1, 2, tzinfo=UTC)
     rendered = render_block([older, newer], token_budget=500, detailed_items=3)
     assert rendered is not None
-    assert rendered.text.index("[2024-01-02] User lives in Lisbon") < rendered.text.index(
-        "[2023-05-08] User lives in Porto"
+    assert rendered.text.index("2024-01-02:\n- User lives in Lisbon") < rendered.text.index(
+        "2023-05-08:\n- User lives in Porto"
     )
     assert rendered.memory_ids == (newer.memory.id, older.memory.id)
+
+
+def test_items_said_on_one_day_stand_under_one_date_within_the_budget() -> None:
+    hits = [_hit(f"Fact number {n} " + "word " * 12) for n in range(12)]
+    for n, hit in enumerate(hits):
+        hit.memory.created_at = datetime(2024, 3, 1 + n % 2, 9, n, tzinfo=UTC)
+    rendered = render_block(hits, token_budget=2000, detailed_items=0)
+    assert rendered is not None
+    assert rendered.text.count("2024-03-02:") == 1 and rendered.text.count("2024-03-01:") == 1
+    assert rendered.text.count("\n- Fact number") == 12
+    for budget in range(60, 400, 7):  # the headings are counted as items are chosen
+        fitted = render_block(hits, token_budget=budget, detailed_items=0)
+        assert fitted is None or estimate_tokens(fitted.text) <= budget
 
 
 def test_a_folded_session_shows_the_passage_the_message_is_about_in_detail() -> None:
@@ -158,14 +171,14 @@ def test_an_episode_in_brief_shows_what_its_user_said_about_the_prompt() -> None
     )
     rendered = render_block([thanked], token_budget=500, detailed_items=0, query=asked_about)
     assert rendered is not None  # the user said only thanks: the reply is what was said
-    assert "- [2023-07-06] Melanie: The kids were stoked for the dinosaur exhibit." in rendered.text
+    assert "2023-07-06:\n- Melanie: The kids were stoked for the dinosaur exhibit." in rendered.text
     asking = "Caroline: How was the museum with the kids?"
     asked = _episode(f"{asking}\n{reply}", asking, said_at)
     rendered = render_block([asked], token_budget=500, detailed_items=0, query=asked_about)
-    assert rendered is not None and f"- [2023-07-06] {asking}" in rendered.text
+    assert rendered is not None and f"2023-07-06:\n- {asking}" in rendered.text
     assert "stoked" not in rendered.text  # the reply's words are the detailed items' to show
     unasked = render_block([thanked], token_budget=500, detailed_items=0)
-    assert unasked is not None and "- [2023-07-06] Melanie: We went to the museum." in unasked.text
+    assert unasked is not None and "2023-07-06:\n- Melanie: We went to the museum." in unasked.text
 
 
 def test_an_item_whose_words_are_shown_already_is_left_out() -> None:
