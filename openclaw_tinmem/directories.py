@@ -31,10 +31,16 @@ def private_directory(directory: Path, *, setting: str) -> Path:
             f"{setting} {str(directory)!r} cannot be created: {error.strerror or error}",
             field=setting,
         ) from None
-    try:  # group and others lose access; the owner's own bits (read-only, say) stay
-        mode = directory.stat().st_mode & PRIVATE
-        if directory.stat().st_mode & 0o777 != mode:
-            directory.chmod(mode)
+    make_private(directory)
+    return directory
+
+
+def make_private(directory: Path) -> None:
+    """Group and others lose their access to ``directory``; the owner's own bits (read-only,
+    say) stay. Where that cannot be done, the directory is used as it is."""
+    try:
+        mode = directory.stat().st_mode
+        if mode & 0o777 != mode & PRIVATE:
+            directory.chmod(mode & PRIVATE)
     except OSError as error:
         logger.debug("could not make %s private: %s", directory, error)
-    return directory

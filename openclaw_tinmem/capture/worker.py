@@ -20,7 +20,7 @@ from filelock import FileLock, Timeout
 from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline, CaptureReport
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.directories import PRIVATE
+from openclaw_tinmem.directories import PRIVATE, make_private
 from openclaw_tinmem.errors import describe_failure
 from openclaw_tinmem.models import WriteOutcome
 from openclaw_tinmem.process.priority import yield_to_the_host
@@ -156,6 +156,7 @@ class CaptureWorker:
             try:  # a journal directory removed meanwhile is made again, private
                 self.journal.directory.mkdir(PRIVATE, parents=True, exist_ok=True)
                 self._process_lock.acquire(timeout=0)
+                make_private(self.journal.directory)  # the lock makes a missing one open to all
             except Timeout:
                 return held  # another process is draining this journal
             except OSError as error:  # its directory is gone or unusable: held turns only
