@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from openclaw_tinmem.errors import AccessDeniedError
-from openclaw_tinmem.models import GLOBAL_SCOPE, validate_scope
+from openclaw_tinmem.models import EMPTY_PROVENANCE, GLOBAL_SCOPE, Provenance, validate_scope
 
 if TYPE_CHECKING:
     from openclaw_tinmem.config import Settings
@@ -65,6 +65,15 @@ class Identity:
             return f"administrator ({self.via})"
         user = f", user {self.user_id}" if self.user_id else ""
         return f"agent {self.agent_id}{user} ({self.via})"
+
+    def provenance(self) -> Provenance:
+        """Where what this caller stores comes from: its agent, user and session (nothing of
+        an administrator's). Automatic recall leaves out what another known user stored."""
+        if self.admin:
+            return EMPTY_PROVENANCE
+        return Provenance(
+            agent_id=self.agent_id or None, user_id=self.user_id, session_id=self.session_id
+        )
 
 
 _VERBATIM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+\-]{0,127}")

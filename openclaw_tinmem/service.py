@@ -228,6 +228,7 @@ class MemoryService:
             source,
             source_ref,
             memory_id,
+            provenance=self.access(identity).identity.provenance(),
         )
         deadline = Deadline(self.settings.tool_timeout_seconds)
         return self.remember_many([draft], identity=identity, deadline=deadline)[0]

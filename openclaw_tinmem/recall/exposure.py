@@ -15,8 +15,9 @@ narrower, because nobody asked for it and everyone in the session sees its effec
 Memories captured in one group are injected in another group when they pass these rules (the
 same user, or no user named): groups are not private from one another.
 
-A memory without provenance (stored by a tool, imported) is neither private nor another
-user's: it was written for whoever may read its scope.
+A memory stored through a tool records its caller's agent, user and session, as a captured
+one does. A memory without provenance (imported, or stored by an administrator) is neither
+private nor another user's: it was written for whoever may read its scope.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """One agent never sees another's memories, whatever their ids look like: ids that used to
 fold into one scope (non-ASCII, slashes, accents) keep their captures apart."""
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -86,4 +87,61 @@ def test_a_users_own_facts_still_merge_and_deduplicate_among_many_users(
         if memory.provenance.user_id == "ana" and "episode" not in memory.tags
     ]
     assert sorted(memory.category.value for memory in hers) == ["preferences", "profile"]
+    plugin.close()
+
+
+def test_what_a_user_stores_is_not_injected_for_another_user_of_the_agent(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    settings = plugin_settings.model_copy(update={"store_scope": "agent"})
+    plugin = make_plugin(settings)
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    ana = host.start_session(agent_id="support", user_id="ana")
+    stored = host.call_tool(
+        "memory_store",
+        {
+            "content": "User has a severe peanut allergy and carries an EpiPen",
+            "category": "profile",
+        },
+        ana,
+    ).data
+    memory = plugin.service.get(stored["id"])
+    assert (memory.provenance.agent_id, memory.provenance.user_id) == ("support", "ana")
+    bob = host.start_session(agent_id="support", user_id="bob")
+    host.turn(bob, "Do I have any allergies or health conditions?")
+    assert not bob.last_injected or "peanut" not in bob.last_injected
+    again = host.start_session(agent_id="support", user_id="ana")
+    host.turn(again, "Do I have any allergies or health conditions?")
+    assert again.last_injected and "peanut" in again.last_injected
+    plugin.close()
+
+
+def test_the_readmes_recipe_keeps_users_of_one_agent_apart_in_every_tool(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    apart = {"capture_scope": "user", "store_scope": "user", "workspace_scope": "user"}
+    plugin = make_plugin(plugin_settings.model_copy(update=apart))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    ana = host.start_session(agent_id="support", user_id="ana")
+    host.call_tool(
+        "memory_store", {"content": "User's therapist is Dr Okafor", "category": "entities"}, ana
+    )
+    host.call_tool("memory_write", {"content": "Therapy appointment on Friday at 3pm"}, ana)
+    host.turn(ana, "My blood type is AB negative, please remember it.")
+    assert plugin.flush()
+    bob = host.start_session(agent_id="support", user_id="bob")
+    host.turn(bob, "Who is my therapist, when is my appointment, what is my blood type?")
+    assert not bob.last_injected
+    assert plugin.flush()  # his own question is his to find; nothing of hers is
+    for tool, arguments in [
+        ("memory_recall", {"query": "therapist"}),
+        ("memory_recall", {"query": "blood type"}),
+        ("memory_search", {"query": "therapy appointment"}),
+    ]:
+        found = json.dumps(host.call_tool(tool, arguments, bob).data["results"])
+        assert not any(hers in found for hers in ("Okafor", "Friday", "AB negative")), tool
+    assert host.call_tool("memory_read", {"path": "MEMORY.md"}, bob).data.get("error")
+    again = host.start_session(agent_id="support", user_id="ana")
+    assert host.call_tool("memory_recall", {"query": "therapist"}, again).data["results"]
+    assert host.call_tool("memory_search", {"query": "therapy appointment"}, again).data["results"]
     plugin.close()
