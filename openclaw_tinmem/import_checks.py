@@ -18,7 +18,7 @@ from openclaw_tinmem.models import (
     Provenance,
     utc_now,
 )
-from openclaw_tinmem.text import quoted
+from openclaw_tinmem.text import json_kind, quoted
 
 BOOLEAN_REFUSED = ("importance", "access_count")  # a number is wanted, as the tools say
 BOUNDED_TEXT = {"headline": MAX_HEADLINE_CHARACTERS, "summary": MAX_SUMMARY_CHARACTERS}
@@ -86,16 +86,3 @@ def _check_times(record: dict[str, Any], number: int) -> None:
         record["created_at"] = record["updated_at"]  # made no later than last updated
     elif created and updated and created > updated:
         record["updated_at"] = record["created_at"]  # said ahead of the storing clock
-
-
-def json_kind(value: Any) -> str:
-    """What ``value`` is, in JSON's words."""
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return "null" if value is None else type(value).__name__

@@ -75,6 +75,7 @@ class MemoryService:
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self.settings = settings
+        self.closed = False  # close() was called: a holder of this service builds another
         self.store = store
         self.embedder = embedder
         self.summarizer: Summarizer = summarizer or RuleSummarizer()
@@ -121,6 +122,7 @@ class MemoryService:
     def close(self) -> None:
         """Write the access statistics gathered, finish background work (table upkeep) and
         release threads."""
+        self.closed = True
         self.access_stats.close()
         self._search_pool.shutdown(wait=True)
         self._write_pool.shutdown(wait=True)

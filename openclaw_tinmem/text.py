@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 
@@ -260,3 +261,16 @@ def subject_name(text: str) -> str | None:
         if words:
             return " ".join(words)
     return None
+
+
+def json_kind(value: Any) -> str:
+    """What ``value`` is, in JSON's words."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__

@@ -47,6 +47,8 @@ class MemoryBinding:
     ``plugin``: a configured ``TinmemPlugin`` to share between agents (one store, one capture
     worker); by default one is made from ``settings`` (or the usual config file and
     ``TINMEM_*`` variables). ``close()`` flushes captures and releases a plugin made here.
+    ``user_id``: the user the agent talks with, or None for none (an agent on its own, which
+    sees what all its users said); a blank id is refused (``InvalidArgumentError``).
     """
 
     def __init__(
@@ -59,6 +61,12 @@ class MemoryBinding:
         session_id: str | None = None,
         channel: str | None = None,
     ) -> None:
+        if user_id is not None and not user_id.strip():
+            raise InvalidArgumentError(
+                "user_id must name a user or be None: a call with no user sees what every "
+                "user of the agent said, so a blank id is not taken for one",
+                field="user_id",
+            )
         self._owns_plugin = plugin is None
         self.plugin = plugin or TinmemPlugin(settings)
         self.manager = load_plugins([self.plugin], entry_points=False)

@@ -30,6 +30,7 @@ decides itself what to keep, merges and forgets; the tools are the natural surfa
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -50,8 +51,10 @@ def message_text(message: BaseMessage) -> str:
     return content_text(message.content)
 
 
-def _key(message: BaseMessage) -> str:
-    return message.id or f"text:{message_text(message)}"
+def _key(message: BaseMessage, position: int) -> str:
+    """The turn a user message starts: its id, else its text at its place in the
+    conversation (the same question asked again later is a new turn, recalled anew)."""
+    return message.id or f"{position}:{message_text(message)}"
 
 
 class LangGraphMemory:
@@ -60,6 +63,7 @@ class LangGraphMemory:
     def __init__(self, binding: MemoryBinding | None = None, **binding_options: Any) -> None:
         self.binding = binding or MemoryBinding(**binding_options)
         self._blocks: dict[str, str | None] = {}
+        self._blocks_lock = threading.Lock()  # a compiled graph may serve many threads
 
     # ----------------------------------------------------------------- recall
 
@@ -76,14 +80,18 @@ class LangGraphMemory:
         index = _last_human(messages)
         if index is None:
             return messages
-        key = _key(messages[index])
-        if key not in self._blocks:
+        key = _key(messages[index], index)
+        with self._blocks_lock:
+            known = key in self._blocks
+            block = self._blocks.get(key)
+        if not known:
             history = [_as_message(message) for message in messages[:index]]
             added = self.binding.prompt_context(message_text(messages[index]), history)
-            self._blocks[key] = added.prepend_context
-            while len(self._blocks) > TURNS_KEPT:
-                self._blocks.pop(next(iter(self._blocks)))
-        block = self._blocks[key]
+            block = added.prepend_context
+            with self._blocks_lock:
+                self._blocks[key] = block
+                while len(self._blocks) > TURNS_KEPT:
+                    self._blocks.pop(next(iter(self._blocks)))
         if block:
             messages[index] = _with_prefix(messages[index], block)
         return messages

@@ -100,7 +100,7 @@ class TinmemPlugin(PluginParts):
             )
         except FutureTimeout:
             logger.warning(
-                "memory recall exceeded %.1fs; no memory this turn",
+                "memory recall exceeded %gs; no memory this turn",
                 self.settings.recall_timeout_seconds,
             )
             return None

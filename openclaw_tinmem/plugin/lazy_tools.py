@@ -28,12 +28,16 @@ class LazyToolbox:
     def __init__(self, service: Callable[[], MemoryService]) -> None:
         self.service = service
         self._toolbox: Toolbox | None = None
+        self._built_for: MemoryService | None = None
         self._lock = threading.Lock()
 
     def toolbox(self) -> Toolbox:
+        """The tools of the plugin's current service: built again when the plugin was closed
+        (and perhaps configured anew) since, so no tool works on a closed store."""
         with self._lock:  # concurrent first calls (a bridge serves several) build it once
-            if self._toolbox is None:
-                self._toolbox = build_toolbox(self.service())
+            if self._toolbox is None or self._built_for is None or self._built_for.closed:
+                service = self.service()
+                self._toolbox, self._built_for = build_toolbox(service), service
             return self._toolbox
 
     def handler(self, name: str) -> Callable[[Any, HookContext | None], ToolResult]:

@@ -14,6 +14,7 @@ import os
 import threading
 import weakref
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from openclaw_tinmem.capture.journal import Journal, TurnRecord
 from openclaw_tinmem.capture.pipeline import CapturePipeline
 from openclaw_tinmem.capture.worker import HELD_TURNS_KEPT, CaptureWorker, at_exit
 from openclaw_tinmem.config import Settings, load_settings
-from openclaw_tinmem.errors import ConfigError
+from openclaw_tinmem.errors import ConfigError, describe_failure
 from openclaw_tinmem.locations import DEFAULT_JOURNAL_PATH, ENV_PREFIX
 from openclaw_tinmem.service import MemoryService
 
@@ -187,14 +188,21 @@ class PluginParts:
         self.wait_for_start()
         self._journal_kept_turns()
         with self._build_lock:
-            if self._worker is not None:
-                self._worker.flush(self.settings.flush_timeout_seconds)
-                self._worker.stop()
-            if self._recall_pool is not None:
-                self._recall_pool.shutdown(wait=False)
-            if self._service is not None:
-                self._service.close()
+            worker, service, pool = self._worker, self._service, self._recall_pool
             self._worker = self._journal = self._service = self._recall_pool = None
+            steps: list[Callable[[], object]] = []
+            if worker is not None:
+                timeout = self.settings.flush_timeout_seconds
+                steps += [lambda: worker.flush(timeout), worker.stop]
+            if pool is not None:
+                steps.append(lambda: pool.shutdown(wait=False))
+            if service is not None:
+                steps.append(service.close)
+            for step in steps:
+                try:
+                    step()
+                except Exception as error:  # a store gone at the last write: the host goes on
+                    logger.error("closing tinmem: %s", describe_failure(error))
 
     def start_worker(self) -> None:
         """Wake the capture worker, building it (and the service it writes through) in the

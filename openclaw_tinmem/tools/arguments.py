@@ -31,7 +31,7 @@ from openclaw_tinmem.models import (
     validate_memory_reference,
     validate_scope,
 )
-from openclaw_tinmem.text import is_well_formed
+from openclaw_tinmem.text import is_well_formed, json_kind
 
 MAX_QUERY_CHARACTERS = 2_000
 MAX_RECALL_LIMIT = 100
@@ -237,7 +237,11 @@ class TreeArguments(ToolArguments):
 def parse_arguments(model: type[ToolArguments], arguments: Any) -> ToolArguments:
     """Validate ``arguments`` or raise InvalidArgumentError naming the field and what is allowed."""
     if not isinstance(arguments, dict):
-        raise InvalidArgumentError("arguments must be a JSON object", field=None)
+        allowed = ", ".join(model.model_fields)
+        raise InvalidArgumentError(
+            f"arguments must be a JSON object (of {allowed}), not {json_kind(arguments)}",
+            field="arguments",
+        )
     for name in arguments:
         if not isinstance(name, str) or not is_well_formed(name):
             allowed = ", ".join(model.model_fields)

@@ -9,6 +9,8 @@ when the langchain extra is not installed.
 import asyncio
 import importlib.util
 import json
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,7 @@ from langgraph.prebuilt import create_react_agent
 from openclaw_tinmem.adapters.binding import MemoryBinding
 from openclaw_tinmem.adapters.langgraph import LangGraphMemory
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.events import PromptContext
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
 from openclaw_tinmem.testing import FakeLLM, Reply
 
@@ -216,3 +219,58 @@ def test_a_run_that_ends_in_a_structured_answer_is_captured(
     memory.close()  # waits for the capture
     stored = plugin.service.store.list_memories(scopes=["agent:support"])
     assert any("Thursdays at 4pm" in memory.content for memory in stored)
+
+
+def test_a_question_asked_again_later_without_message_ids_is_recalled_anew(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    memory = LangGraphMemory(MemoryBinding(make_plugin(plugin_settings), agent_id="support"))
+    question = "What is my current project?"
+    tools = {tool.name: tool for tool in memory.tools()}
+    store = tools["memory_store"]
+    store.invoke(
+        {"content": "User's current project is Apollo, a billing rewrite", "category": "entities"}
+    )
+    first = memory.with_recall([HumanMessage(question)])[-1].content
+    assert "Apollo" in first and "Hermes" not in first
+    store.invoke(
+        {"content": "User's current project is now Hermes, a search engine", "category": "entities"}
+    )
+    later = [HumanMessage(question), HumanMessage("Thanks."), HumanMessage(question)]
+    assert "Hermes" in memory.with_recall(later)[-1].content
+
+
+class _InstantRecall(MemoryBinding):
+    """A binding whose recall answers at once, so that threads meet in the block cache."""
+
+    def prompt_context(self, prompt: str, history: Any = ()) -> PromptContext:
+        return PromptContext(prepend_context=f"<agent-experience>{prompt}</agent-experience>")
+
+
+def test_the_recall_cache_serves_many_threads_without_raising(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    memory = LangGraphMemory(_InstantRecall(make_plugin(plugin_settings), agent_id="support"))
+    failures: list[BaseException] = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+
+    def work(thread: int) -> None:
+        for turn in range(3000):
+            try:
+                shown = memory.with_recall(
+                    [HumanMessage(f"q {thread} {turn}", id=f"{thread}-{turn}")]
+                )
+                assert f"q {thread} {turn}" in shown[-1].content
+            except BaseException as error:  # counted and reported
+                failures.append(error)
+
+    try:
+        threads = [threading.Thread(target=work, args=(number,)) for number in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
