@@ -40,8 +40,10 @@ class Identity:
     user_id: str | None = None
     session_id: str | None = None
     run_id: str | None = None
+    session_key: str | None = None  # the host's name of the conversation (a group's, say)
+    channel: str | None = None
     admin: bool = False
-    via: str = "python"  # the front end that carried the call: plugin, mcp, cli, python
+    via: str = "python"  # the front end that carried the call: plugin, mcp, cli, ui, python
 
     @classmethod
     def administrator(cls, via: str = "cli") -> Identity:
@@ -57,6 +59,8 @@ class Identity:
             user_id=ctx.user_id or None,
             session_id=ctx.session_id or None,
             run_id=ctx.run_id or None,
+            session_key=ctx.session_key or None,
+            channel=ctx.channel or None,
             via=via,
         )
 
@@ -67,12 +71,18 @@ class Identity:
         return f"agent {self.agent_id}{user} ({self.via})"
 
     def provenance(self) -> Provenance:
-        """Where what this caller stores comes from: its agent, user and session (nothing of
-        an administrator's). Automatic recall leaves out what another known user stored."""
+        """Where what this caller stores comes from, as a captured memory records it: its
+        agent, user, session and channel (nothing of an administrator's). So automatic recall
+        judges it as it judges a captured one: another user's is left out, a direct
+        conversation's kept out of groups, a group's shown to that group."""
         if self.admin:
             return EMPTY_PROVENANCE
         return Provenance(
-            agent_id=self.agent_id or None, user_id=self.user_id, session_id=self.session_id
+            agent_id=self.agent_id or None,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            session_key=self.session_key,
+            channel=self.channel,
         )
 
 

@@ -61,10 +61,10 @@ class MemoryBinding:
         session_id: str | None = None,
         channel: str | None = None,
     ) -> None:
-        if user_id is not None and not user_id.strip():
+        if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
             raise InvalidArgumentError(
-                "user_id must name a user or be None: a call with no user sees what every "
-                "user of the agent said, so a blank id is not taken for one",
+                f"user_id must be text naming a user, or None, not {user_id!r}: a call with no "
+                "user sees what every user of the agent said, so a blank id is not taken for one",
                 field="user_id",
             )
         self._owns_plugin = plugin is None

@@ -205,3 +205,22 @@ def test_direct_messages_sharing_one_session_key_stay_apart_by_user(
     question = "When is the appointment at Riverside clinic?"
     assert "oncology" not in injected(host, session(DIRECT, user="bob"), question)
     assert "oncology" in injected(host, session(DIRECT, user="ana"), question)
+
+
+def test_what_a_member_stores_in_a_group_is_judged_as_what_they_said_there(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings.model_copy(update={"store_scope": "agent"}))
+    host = host_for(plugin)
+    stored = {"content": "The team offsite moved to the Riverside hall.", "category": "events"}
+    host.call_tool("memory_store", stored, session(GROUP, user="ana"))
+    private = {
+        "content": "Ana's oncology appointment is at Riverside clinic.",
+        "category": "events",
+    }
+    host.call_tool("memory_store", private, session(DIRECT, user="ana"))
+    question = "What is happening at Riverside?"
+    block = injected(host, session(GROUP, user="bob"), question)
+    assert "offsite" in block and "oncology" not in block
+    assert "oncology" not in injected(host, session(GROUP, user="ana"), question)
+    assert "oncology" in injected(host, session(DIRECT, user="ana"), question)

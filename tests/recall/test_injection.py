@@ -122,7 +122,9 @@ def test_items_said_on_one_day_stand_under_one_date_within_the_budget() -> None:
     assert rendered is not None
     assert rendered.text.count("2024-03-02:") == 1 and rendered.text.count("2024-03-01:") == 1
     assert rendered.text.count("\n- Fact number") == 12
-    for budget in range(60, 400, 7):  # the headings are counted as items are chosen
+    for n, hit in enumerate(hits):  # a day each: the headings cost as much as the items
+        hit.memory.created_at = datetime(2024, 3, 1 + n, 9, tzinfo=UTC)
+    for budget in range(60, 400, 3):  # the headings are counted as items are chosen
         fitted = render_block(hits, token_budget=budget, detailed_items=0)
         assert fitted is None or estimate_tokens(fitted.text) <= budget
 
