@@ -87,6 +87,12 @@ class AccessDeniedError(TinmemError):
     kind = "access_denied"
 
 
+class ConflictError(TinmemError):
+    """The memory changed since the caller read it; its change was not made."""
+
+    kind = "conflict"
+
+
 class RateLimitError(TinmemError):
     """Too many calls; ``retry_after_seconds`` says when the next call is allowed."""
 

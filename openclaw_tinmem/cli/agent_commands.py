@@ -283,6 +283,7 @@ def ui(state: CliState, port: int) -> None:
 
     The printed URL carries a random token; requests without it are refused. The browser
     acts as the CLI does: the administrator, or the agent of --agent-id/--user-id."""
+    import dataclasses
     import socket
 
     import uvicorn
@@ -291,8 +292,8 @@ def ui(state: CliState, port: int) -> None:
     from openclaw_tinmem.ui.app import build_app
 
     limit_arenas()  # before the store's threads start
-    with friendly_errors():
-        app = build_app(state.service, state.identity)
+    with friendly_errors():  # history names the browser as the front end of its changes
+        app = build_app(state.service, dataclasses.replace(state.identity, via="ui"))
     if not port:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))

@@ -12,20 +12,30 @@ agent is given), so the same rights, redaction and history apply as for the tool
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.access import Identity
-from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError, TinmemError
+from openclaw_tinmem.errors import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    TinmemError,
+    describe_failure,
+)
+from openclaw_tinmem.models import Memory, normalise_tags
 from openclaw_tinmem.ui.parameters import (
     before_parameter,
     categories_parameter,
     json_body,
     offset_parameter,
     summary,
+    tags_parameter,
 )
 
 if TYPE_CHECKING:
@@ -46,8 +56,9 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-STATUS = {"invalid_argument": 400, "not_found": 404, "access_denied": 403}
+STATUS = {"invalid_argument": 400, "not_found": 404, "access_denied": 403, "conflict": 409}
 Handler = Callable[["Request"], Awaitable[Any]]
+logger = logging.getLogger("openclaw_tinmem")
 
 
 class BrowserApi:
@@ -78,6 +89,10 @@ class BrowserApi:
             except TinmemError as error:
                 status = STATUS.get(error.kind, 500)
                 return JSONResponse({"error": error.to_dict()}, status_code=status)
+            except Exception as error:  # the page shows it; the log has the traceback
+                logger.exception("memory browser: %s %s failed", request.method, request.url.path)
+                failure = {"type": "internal_error", "message": describe_failure(error)}
+                return JSONResponse({"error": failure}, status_code=500)
 
         return endpoint
 
@@ -93,28 +108,39 @@ class BrowserApi:
         query = request.query_params
         categories = categories_parameter(query)
         scopes = [s for s in query.getlist("scope") if s] or None
-        tags = [t for t in query.getlist("tag") if t]
+        tags = tags_parameter(query)
+        before = before_parameter(query)
+        offset = offset_parameter(query)
         text = (query.get("q") or "").strip()
         if not text:
             total, page_items = self.service.page(
                 scopes=scopes,
                 categories=categories or None,
-                before=before_parameter(query),
+                before=before,
                 tags=tags,
-                offset=offset_parameter(query),
+                offset=offset,
                 limit=PAGE_SIZE,
                 identity=self.identity,
             )
             return {"total": total, "memories": [summary(m) for m in page_items]}
+        if offset:
+            raise InvalidArgumentError(
+                f"a search gives its best {PAGE_SIZE} memories, not pages: offset must be 0",
+                field="offset",
+            )
+
+        def matches(memory: Memory) -> bool:  # the list's filters, applied before the limit
+            return set(tags) <= set(memory.tags) and (before is None or memory.updated_at < before)
+
         hits = self.service.recall(
             text,
             scopes=scopes,
             categories=categories or None,
             limit=PAGE_SIZE,
             identity=self.identity,
+            allows=matches,
         )
-        found = [hit.memory for hit in hits if set(tags) <= set(hit.memory.tags)]
-        return {"total": len(found), "memories": [summary(m) for m in found]}
+        return {"total": len(hits), "memories": [summary(hit.memory) for hit in hits]}
 
     async def one(self, request: Request) -> Any:
         memory_id = request.path_params["memory_id"]
@@ -126,16 +152,36 @@ class BrowserApi:
         return {"memory": memory, "history": [event.to_dict() for event in history]}
 
     async def edit(self, request: Request) -> Any:
-        changes = await json_body(request)
-        unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+        """Change the fields given (null: not given) that differ from the stored memory's, so
+        an unchanged content is not summarised and embedded again. With
+        ``expected_updated_at`` (the ``updated_at`` the page read), a memory changed since
+        is a 409 and is left as the other change made it."""
+        body = await json_body(request)
+        expected = body.pop("expected_updated_at", None)
+        unknown = sorted(set(body) - set(EDITABLE_FIELDS))
         if unknown:
             raise InvalidArgumentError(
                 f"{unknown[0]!r} cannot be edited; fields: {', '.join(EDITABLE_FIELDS)}",
                 field=unknown[0][:200],
             )
+        given = {name: value for name, value in body.items() if value is not None}
+        if not given:
+            raise InvalidArgumentError(
+                f"nothing to update: give at least one of {', '.join(EDITABLE_FIELDS)}",
+                field="body",
+            )
         memory_id = request.path_params["memory_id"]
-        updated = self.service.update(memory_id, identity=self.identity, **changes)
-        return {"memory": updated.public_dict()}
+        stored = self.service.get(memory_id, identity=self.identity)
+        if expected is not None and _moment(expected) != stored.updated_at:
+            raise ConflictError(
+                f"the memory was changed at {stored.updated_at.isoformat()} since it was "
+                "read; open it again to see that change before making yours"
+            )
+        changes = {name: value for name, value in given.items() if not _same(stored, name, value)}
+        if not changes:
+            return {"memory": stored.public_dict(), "changed": False}
+        updated = self.service.update(stored.id, identity=self.identity, **changes)
+        return {"memory": updated.public_dict(), "changed": True}
 
     async def forget(self, request: Request) -> Any:
         memory_id = request.path_params["memory_id"]
@@ -153,6 +199,30 @@ class BrowserApi:
         by_category = Counter(memory.category.value for memory in memories)
         weeks = Counter(memory.created_at.strftime("%G-W%V") for memory in memories)
         return {"by_category": dict(by_category), "by_week": dict(sorted(weeks.items())[-12:])}
+
+
+def _moment(given: Any) -> datetime:
+    """``expected_updated_at`` as a time (an ISO 8601 time with its offset, as read)."""
+    try:
+        moment = datetime.fromisoformat(given) if isinstance(given, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise InvalidArgumentError(
+            "expected_updated_at must be the memory's updated_at as read, an ISO 8601 time "
+            f"with its offset, not {str(given)[:60]!r}",
+            field="expected_updated_at",
+        )
+    return moment
+
+
+def _same(memory: Memory, name: str, value: Any) -> bool:
+    """Whether an edit's ``value`` for field ``name`` is what ``memory`` holds already."""
+    if name == "tags":
+        return isinstance(value, list) and normalise_tags(value) == memory.tags
+    if name in ("content", "summary", "headline"):
+        return isinstance(value, str) and value.strip() == getattr(memory, name)
+    return bool(value == getattr(memory, name) and not isinstance(value, bool))
 
 
 def build_app(service: MemoryService, identity: Identity, token: str | None = None) -> Starlette:

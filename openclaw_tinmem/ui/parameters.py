@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from openclaw_tinmem.categories import Category
 from openclaw_tinmem.errors import InvalidArgumentError
-from openclaw_tinmem.models import Memory
+from openclaw_tinmem.models import Memory, normalise_tags
 
 if TYPE_CHECKING:
     from starlette.datastructures import QueryParams
@@ -50,7 +50,29 @@ def before_parameter(query: QueryParams) -> datetime | None:
             f"before must be an ISO 8601 date or time such as 2026-05-01, not {given!r}",
             field="before",
         ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:  # an offset that moves it past the calendar's first or last day
+        raise InvalidArgumentError(
+            f"before must be a time between the years 1 and 9999 in UTC, not {given!r}",
+            field="before",
+        ) from None
+
+
+def tags_parameter(query: QueryParams) -> list[str]:
+    """The ``tag`` parameters as stored tags (lower case, spaces as '-'); a 400 for one that
+    holds none of the characters a tag keeps."""
+    tags = []
+    for given in query.getlist("tag"):
+        if not given.strip():
+            continue
+        tag = normalise_tags([given])
+        if not tag:
+            raise InvalidArgumentError(
+                f"tag {given[:50]!r} holds no letter, digit or one of . _ + # / -", field="tag"
+            )
+        tags += tag
+    return tags
 
 
 async def json_body(request: Request) -> dict[str, Any]:

@@ -120,3 +120,80 @@ def test_other_hosts_are_refused_and_answers_forbid_framing_and_referrers(
     assert page.headers["referrer-policy"] == "no-referrer"
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert client.get("/api/stats", headers=HEADERS).headers["x-content-type-options"] == "nosniff"
+
+
+def _only(service: MemoryService):  # type: ignore[no-untyped-def]
+    (memory,) = service.list_memories(limit=None)
+    return memory
+
+
+def test_an_edit_changes_only_what_differs_from_the_stored_memory(
+    client: TestClient, service: MemoryService
+) -> None:
+    memory = service.update(
+        _only(service).id, headline="Staging DB port", summary="Staging database: port 5433"
+    )
+    body = {"content": memory.content, "importance": 0.9}  # the page sends what it shows
+    answer = client.put(f"/api/memories/{memory.id}", json=body, headers=HEADERS)
+    assert answer.status_code == 200 and answer.json()["changed"] is True
+    edited = service.get(memory.id)
+    assert (edited.headline, edited.summary, edited.importance) == (
+        "Staging DB port",
+        "Staging database: port 5433",
+        0.9,
+    )
+    again = client.put(f"/api/memories/{memory.id}", json={"importance": 0.9}, headers=HEADERS)
+    assert again.json()["changed"] is False
+    assert len(service.history(memory.id)) == len(service.history(edited.id))
+
+
+def test_an_edit_of_a_memory_changed_since_it_was_read_is_a_409_and_changes_nothing(
+    client: TestClient, service: MemoryService
+) -> None:
+    read = client.get(f"/api/memories/{_only(service).id}", headers=HEADERS).json()["memory"]
+    service.update(read["id"], content="The staging database runs on port 6543")  # elsewhere
+    stale = {"importance": 0.2, "expected_updated_at": read["updated_at"]}
+    answer = client.put(f"/api/memories/{read['id']}", json=stale, headers=HEADERS)
+    assert answer.status_code == 409 and answer.json()["error"]["type"] == "conflict"
+    kept = service.get(read["id"])
+    assert (kept.content, kept.importance) == ("The staging database runs on port 6543", 0.5)
+    fresh = client.get(f"/api/memories/{read['id']}", headers=HEADERS).json()["memory"]
+    current = {"importance": 0.2, "expected_updated_at": fresh["updated_at"]}
+    assert client.put(f"/api/memories/{read['id']}", json=current, headers=HEADERS).is_success
+
+
+@pytest.mark.parametrize("body", [{}, {"content": None}, {"expected_updated_at": None}])
+def test_an_edit_that_gives_nothing_to_change_is_a_400_and_writes_no_history(
+    client: TestClient, service: MemoryService, body: dict[str, object]
+) -> None:
+    memory = _only(service)
+    answer = client.put(f"/api/memories/{memory.id}", json=body, headers=HEADERS)
+    assert answer.status_code == 400 and answer.json()["error"]["field"] == "body"
+    assert service.get(memory.id) == memory and len(service.history(memory.id)) == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("before=9999-12-31T23:59:59-05:00", "before"),
+        ("before=0001-01-01T00:00:00%2B05:00", "before"),
+        ("q=database&before=garbage", "before"),
+        ("q=database&offset=50", "offset"),
+        ("tag=!!!", "tag"),
+    ],
+)
+def test_a_bad_parameter_is_a_400_in_a_search_and_at_the_calendars_edges(
+    client: TestClient, query: str, field: str
+) -> None:
+    answer = client.get(f"/api/memories?{query}", headers=HEADERS)
+    assert answer.status_code == 400 and answer.json()["error"]["field"] == field
+
+
+def test_a_search_keeps_the_lists_date_and_tag_filters(
+    client: TestClient, service: MemoryService
+) -> None:
+    service.remember("The prod database runs on port 5432", Category.ENTITIES, tags=["Ops Team"])
+    found = client.get("/api/memories?q=database port&tag=OPS team", headers=HEADERS).json()
+    assert [memory["tags"] for memory in found["memories"]] == [["ops-team"]]
+    old = client.get("/api/memories?q=database port&before=2020-01-01", headers=HEADERS).json()
+    assert old == {"total": 0, "memories": []}

@@ -140,3 +140,49 @@ def test_the_api_refuses_requests_without_the_token(browser_url: str) -> None:
         assert refused.value.code == 401
     with urllib.request.urlopen(base + "api/memories?token=test-token", timeout=10) as answer:
         assert answer.status == 200
+
+
+def test_a_save_sends_only_what_changed_and_a_refused_one_says_so(
+    browser_url: str, service: MemoryService
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    drafts = [
+        Draft(f"Note {number}: the build runs on runner {number}", Category.EVENTS)
+        for number in range(52)
+    ]
+    service.remember_many(drafts)  # 55 memories with the fixture's three: two pages
+    (memory,) = [m for m in service.list_memories(limit=None) if m.content.startswith("Note 7:")]
+    service.update(memory.id, headline="Runner seven", summary="Note 7 names runner 7")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 760})
+        page.goto(browser_url)
+        expect(page.locator("#count")).to_have_text("1–50 of 55 memories")
+        page.click("#next")
+        expect(page.locator("#count")).to_have_text("51–55 of 55 memories")
+        page.click("#previous")
+        page.click(f"#results tr[data-id='{memory.id}']")
+        page.wait_for_selector("#importance-edit")
+        page.fill("#importance-edit", "")
+        page.click("#save")
+        expect(page.locator("#notice")).to_contain_text("Not done: importance must be")
+        page.fill("#importance-edit", "0.9")
+        page.click("#save")
+        expect(page.locator("#notice")).to_have_text("Saved.")
+        kept = service.get(memory.id)
+        assert (kept.headline, kept.summary, kept.importance) == (
+            "Runner seven",
+            "Note 7 names runner 7",
+            0.9,
+        )
+        service.update(memory.id, content="Note 7: the build moved to runner 70")  # elsewhere
+        page.fill("#importance-edit", "0.3")
+        page.click("#save")
+        expect(page.locator("#notice")).to_contain_text("Not done: the memory was changed")
+        assert service.get(memory.id).importance == 0.9
+        page.fill("#query", "")
+        page.fill("#tag", "!!!")
+        page.click("#search")
+        expect(page.locator("#count")).to_contain_text("Not listed: tag")
+        browser.close()
