@@ -288,15 +288,24 @@ def ui(state: CliState, port: int) -> None:
 
     import uvicorn
 
+    from openclaw_tinmem.errors import ConfigError
     from openclaw_tinmem.process.allocator import limit_arenas
     from openclaw_tinmem.ui.app import build_app
 
     limit_arenas()  # before the store's threads start
     with friendly_errors():  # history names the browser as the front end of its changes
         app = build_app(state.service, dataclasses.replace(state.identity, via="ui"))
-    if not port:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
+    listening = socket.socket()  # bound before the URL is printed: it names this server
+    with friendly_errors():
+        try:
+            listening.bind(("127.0.0.1", port))
+        except OSError as error:
+            listening.close()
+            raise ConfigError(
+                f"port {port} on 127.0.0.1 cannot be used ({error.strerror or error}): "
+                "give another --port, or none for a free one",
+                field="port",
+            ) from None
+    port = int(listening.getsockname()[1])
     click.echo(f"Memory browser: http://127.0.0.1:{port}/?token={app.state.token}")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])

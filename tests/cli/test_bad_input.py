@@ -115,3 +115,17 @@ def test_the_table_covers_every_command_that_takes_input() -> None:
 def test_an_unknown_option_is_one_line_and_exit_2_on_every_command(invoke, path) -> None:  # type: ignore[no-untyped-def]
     result = invoke([*path, "--no-such-option"])
     assert result.exit_code == 2 and "No such option '--no-such-option'" in result.output
+
+
+def test_a_browser_port_in_use_is_one_line_and_no_url(invoke) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke(["ui", "--port", str(port)])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert f"port {port} on 127.0.0.1 cannot be used" in said and "give another --port" in said
+    assert "Memory browser:" not in result.output
