@@ -57,7 +57,7 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 STATUS = {"invalid_argument": 400, "not_found": 404, "access_denied": 403, "conflict": 409}
-Handler = Callable[["Request"], Awaitable[Any]]
+Handler = Callable[["Request", bytes], Any]  # runs on a worker thread: the service blocks
 logger = logging.getLogger("openclaw_tinmem")
 
 
@@ -79,13 +79,15 @@ class BrowserApi:
 
     def guarded(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` as a JSON endpoint: 401 without the token, tinmem's errors by kind."""
+        from starlette.concurrency import run_in_threadpool
         from starlette.responses import JSONResponse
 
         async def endpoint(request: Request) -> Response:
             if not self.allowed(request):
                 return JSONResponse({"error": {"type": "unauthorized"}}, status_code=401)
-            try:
-                return JSONResponse(await handler(request))
+            try:  # a slow search or an edit waiting for an LLM holds one thread, not the page
+                body = await request.body()
+                return JSONResponse(await run_in_threadpool(handler, request, body))
             except TinmemError as error:
                 status = STATUS.get(error.kind, 500)
                 return JSONResponse({"error": error.to_dict()}, status_code=status)
@@ -104,7 +106,7 @@ class BrowserApi:
         html = resources.files("openclaw_tinmem.ui").joinpath("page.html").read_text("utf-8")
         return HTMLResponse(html)
 
-    async def memories(self, request: Request) -> Any:
+    def memories(self, request: Request, body: bytes) -> Any:
         query = request.query_params
         categories = categories_parameter(query)
         scopes = [s for s in query.getlist("scope") if s] or None
@@ -142,7 +144,7 @@ class BrowserApi:
         )
         return {"total": len(hits), "memories": [summary(hit.memory) for hit in hits]}
 
-    async def one(self, request: Request) -> Any:
+    def one(self, request: Request, body: bytes) -> Any:
         memory_id = request.path_params["memory_id"]
         history = self.service.history(memory_id, identity=self.identity)
         try:
@@ -151,12 +153,12 @@ class BrowserApi:
             memory = None  # forgotten: its history can still bring it back
         return {"memory": memory, "history": [event.to_dict() for event in history]}
 
-    async def edit(self, request: Request) -> Any:
+    def edit(self, request: Request, raw: bytes) -> Any:
         """Change the fields given (null: not given) that differ from the stored memory's, so
         an unchanged content is not summarised and embedded again. With
         ``expected_updated_at`` (the ``updated_at`` the page read), a memory changed since
         is a 409 and is left as the other change made it."""
-        body = await json_body(request)
+        body = json_body(raw)
         expected = body.pop("expected_updated_at", None)
         unknown = sorted(set(body) - set(EDITABLE_FIELDS))
         if unknown:
@@ -183,18 +185,18 @@ class BrowserApi:
         updated = self.service.update(stored.id, identity=self.identity, **changes)
         return {"memory": updated.public_dict(), "changed": True}
 
-    async def forget(self, request: Request) -> Any:
+    def forget(self, request: Request, body: bytes) -> Any:
         memory_id = request.path_params["memory_id"]
         outcome = self.service.forget(memory_id=memory_id, identity=self.identity)
         return {"deleted": [memory.id for memory in outcome.deleted]}
 
-    async def bring_back(self, request: Request) -> Any:
-        body = await json_body(request)
+    def bring_back(self, request: Request, raw: bytes) -> Any:
+        body = json_body(raw)
         memory_id = request.path_params["memory_id"]
         memory = self.service.restore(memory_id, to_event=body.get("to"), identity=self.identity)
         return {"memory": memory.public_dict()}
 
-    async def stats(self, request: Request) -> Any:
+    def stats(self, request: Request, body: bytes) -> Any:
         memories = self.service.list_memories(limit=None, identity=self.identity)
         by_category = Counter(memory.category.value for memory in memories)
         weeks = Counter(memory.created_at.strftime("%G-W%V") for memory in memories)
