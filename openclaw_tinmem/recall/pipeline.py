@@ -146,7 +146,6 @@ class RecallPipeline:
         if request.rerank:
             judged = {candidate.id for candidate in candidates[: settings.rerank_candidates]}
             candidates = self._cross_encoder(settings, judged_query, candidates, memories)
-        candidates = self._as_told_of_the_user(request.query, candidates, memories)
         hits = [
             Hit(
                 memories[candidate.id],
@@ -188,44 +187,20 @@ class RecallPipeline:
         ]
         return self._with_similarities(best, query_vector)
 
-    def _cosines(self, query_vector: Vector, ids: Sequence[str]) -> dict[str, float]:
-        """The cosine of each stored memory of ``ids`` to ``query_vector``."""
-        query = np.asarray(query_vector, dtype=np.float32)
-        query_norm = float(np.linalg.norm(query)) or 1.0
-        cosines = {}
-        for memory, vector in self.store.get_with_vectors(ids):
-            stored = np.asarray(vector, dtype=np.float32)
-            cosines[memory.id] = float(stored @ query) / (
-                (float(np.linalg.norm(stored)) or 1.0) * query_norm
-            )
-        return cosines
-
-    def _as_told_of_the_user(
-        self, query: str, candidates: list[Candidate], memories: dict[str, Memory]
-    ) -> list[Candidate]:
-        """A fact told of "User" ("User is allergic to peanuts", as agents and the LLM
-        extractor write them) is as close to a message as it is to the message asked about
-        the user ("Can you suggest a snack for the user?"): people ask in the first person.
-        One more query embedding, only when both are there."""
-        about_user = about_the_user(plain_question(query))
-        told = [c.id for c in candidates if speaks_of_the_user(memories[c.id].content)]
-        if about_user is None or not told:
-            return candidates
-        closeness = self._cosines(self.embedder.embed_query(about_user), told)
-        return [
-            replace(candidate, similarity=max(closeness[candidate.id], candidate.similarity or 0.0))
-            if candidate.id in closeness
-            else candidate
-            for candidate in candidates
-        ]
-
     def _with_similarities(self, hits: list[Hit], query_vector: Vector) -> list[Hit]:
         """The hits, each with its cosine to the query: those full text alone found are not
         in the vector ranking, so theirs is computed here (a few dot products)."""
         missing = [hit.memory.id for hit in hits if hit.similarity is None]
         if not missing:
             return hits
-        cosines = self._cosines(query_vector, missing)
+        query = np.asarray(query_vector, dtype=np.float32)
+        query_norm = float(np.linalg.norm(query)) or 1.0
+        cosines = {}
+        for memory, vector in self.store.get_with_vectors(missing):
+            stored = np.asarray(vector, dtype=np.float32)
+            cosines[memory.id] = float(stored @ query) / (
+                (float(np.linalg.norm(stored)) or 1.0) * query_norm
+            )
         return [
             replace(hit, similarity=cosines.get(hit.memory.id)) if hit.similarity is None else hit
             for hit in hits

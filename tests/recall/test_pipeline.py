@@ -1,7 +1,6 @@
 """The recall pipeline as a whole: of a long memory, the passage the query is about is what
 the cross-encoder reads and what the hit shows."""
 
-import numpy as np
 import pytest
 
 from openclaw_tinmem.models import Category, Draft
@@ -125,28 +124,3 @@ def test_the_neighbourhood_is_the_mean_closeness_of_the_ten_nearest() -> None:
     assert neighbourhood(ranked[:49]) is None
     assert about_something_stored(0.7, 0.62) and not about_something_stored(0.6, 0.62)
     assert about_something_stored(None, 0.62) and about_something_stored(0.1, 0.0)
-
-
-def test_a_fact_told_of_the_user_is_as_close_as_it_is_to_the_question_about_the_user(
-    service: MemoryService,
-) -> None:
-    """People ask in the first person; agents and the LLM extractor write "User …"."""
-    told = service.remember("User lives in Lisbon and works remotely, UTC+0", Category.PROFILE)
-    mine = service.remember("I moved the billing service to Fly.io", Category.EVENTS)
-    ((_, vector),) = service.store.get_with_vectors([told.memory.id])
-
-    def cosine(text: str) -> float:
-        query = np.asarray(service.embedder.embed_query(text))
-        stored = np.asarray(vector)
-        return float(query @ stored / np.linalg.norm(query) / np.linalg.norm(stored))
-
-    found = {
-        hit.memory.id: hit for hit in service.recall("What timezone am I in?", min_similarity=0)
-    }
-    assert cosine("What timezone is the user in?") > cosine("What timezone am I in?") + 0.05
-    similarity = found[told.memory.id].similarity
-    assert similarity == pytest.approx(cosine("What timezone is the user in?"), abs=1e-3)
-    ((_, own),) = service.store.get_with_vectors([mine.memory.id])  # in the first person: as asked
-    asked = np.asarray(service.embedder.embed_query("What timezone am I in?"))
-    expected = float(asked @ np.asarray(own) / np.linalg.norm(asked) / np.linalg.norm(own))
-    assert found[mine.memory.id].similarity == pytest.approx(expected, abs=1e-3)
