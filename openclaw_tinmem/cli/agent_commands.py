@@ -296,6 +296,8 @@ def ui(state: CliState, port: int) -> None:
     with friendly_errors():  # history names the browser as the front end of its changes
         app = build_app(state.service, dataclasses.replace(state.identity, via="ui"))
     listening = socket.socket()  # bound before the URL is printed: it names this server
+    # as asyncio's servers do: a port left in TIME_WAIT by the last run can be bound again
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     with friendly_errors():
         try:
             listening.bind(("127.0.0.1", port))

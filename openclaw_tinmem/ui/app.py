@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -69,6 +70,9 @@ class BrowserApi:
         self.service = service
         self.identity = identity
         self.secret = secret
+        # the browser's changes, one at a time: an edit's check of updated_at and its write
+        # are not parted by another tab's (its handlers run on worker threads)
+        self._changing = threading.Lock()
 
     def allowed(self, request: Request) -> bool:
         given = request.headers.get("x-tinmem-token") or ""
@@ -172,7 +176,10 @@ class BrowserApi:
                 f"nothing to update: give at least one of {', '.join(EDITABLE_FIELDS)}",
                 field="body",
             )
-        memory_id = request.path_params["memory_id"]
+        with self._changing:
+            return self._change(request.path_params["memory_id"], given, expected)
+
+    def _change(self, memory_id: str, given: dict[str, Any], expected: Any) -> Any:
         stored = self.service.get(memory_id, identity=self.identity)
         if expected is not None and _moment(expected) != stored.updated_at:
             raise ConflictError(
@@ -187,13 +194,17 @@ class BrowserApi:
 
     def forget(self, request: Request, body: bytes) -> Any:
         memory_id = request.path_params["memory_id"]
-        outcome = self.service.forget(memory_id=memory_id, identity=self.identity)
+        with self._changing:
+            outcome = self.service.forget(memory_id=memory_id, identity=self.identity)
         return {"deleted": [memory.id for memory in outcome.deleted]}
 
     def bring_back(self, request: Request, raw: bytes) -> Any:
         body = json_body(raw)
         memory_id = request.path_params["memory_id"]
-        memory = self.service.restore(memory_id, to_event=body.get("to"), identity=self.identity)
+        with self._changing:
+            memory = self.service.restore(
+                memory_id, to_event=body.get("to"), identity=self.identity
+            )
         return {"memory": memory.public_dict()}
 
     def stats(self, request: Request, body: bytes) -> Any:
@@ -218,12 +229,17 @@ def _moment(given: Any) -> datetime:
     return moment
 
 
+def _as_shown(text: str) -> str:
+    """Text as a text box holds it: line breaks as ``\\n``, no space at either end."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
 def _same(memory: Memory, name: str, value: Any) -> bool:
     """Whether an edit's ``value`` for field ``name`` is what ``memory`` holds already."""
     if name == "tags":
         return isinstance(value, list) and normalise_tags(value) == memory.tags
-    if name in ("content", "summary", "headline"):
-        return isinstance(value, str) and value.strip() == getattr(memory, name)
+    if name in ("content", "summary", "headline"):  # as a browser's text box gives it back
+        return isinstance(value, str) and _as_shown(value) == _as_shown(getattr(memory, name))
     return bool(value == getattr(memory, name) and not isinstance(value, bool))
 
 

@@ -1,6 +1,7 @@
 """The memory browser's JSON API without a browser: bad parameters are a 400 that names them;
 the token, the host and the headers that keep other sites out."""
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -197,3 +198,39 @@ def test_a_search_keeps_the_lists_date_and_tag_filters(
     assert [memory["tags"] for memory in found["memories"]] == [["ops-team"]]
     old = client.get("/api/memories?q=database port&before=2020-01-01", headers=HEADERS).json()
     assert old == {"total": 0, "memories": []}
+
+
+def test_content_given_back_with_other_line_breaks_is_not_a_change(
+    client: TestClient, service: MemoryService
+) -> None:
+    memory = service.remember("Deploy steps:\r\n1. build\r\n2. ship", Category.CASES).memory
+    memory = service.update(memory.id, headline="How we deploy", summary="Build, then ship")
+    as_shown = {"content": "Deploy steps:\n1. build\n2. ship\n", "importance": 0.7}
+    answer = client.put(f"/api/memories/{memory.id}", json=as_shown, headers=HEADERS)
+    assert answer.status_code == 200
+    kept = service.get(memory.id)
+    assert (kept.content, kept.headline, kept.importance) == (memory.content, "How we deploy", 0.7)
+
+
+def test_of_two_saves_over_the_same_read_one_lands_and_the_other_is_a_409(
+    client: TestClient, service: MemoryService
+) -> None:
+    read = client.get(f"/api/memories/{_only(service).id}", headers=HEADERS).json()["memory"]
+    answers: list[int] = []
+
+    def save(content: str) -> None:
+        body = {"content": content, "expected_updated_at": read["updated_at"]}
+        answers.append(
+            client.put(f"/api/memories/{read['id']}", json=body, headers=HEADERS).status_code
+        )
+
+    tabs = [
+        threading.Thread(target=save, args=(f"The staging database runs on port {port}",))
+        for port in (6543, 7654)
+    ]
+    for tab in tabs:
+        tab.start()
+    for tab in tabs:
+        tab.join()
+    assert sorted(answers) == [200, 409]
+    assert len(service.history(read["id"])) == 2  # created, one update

@@ -159,9 +159,14 @@ def test_a_save_sends_only_what_changed_and_a_refused_one_says_so(
         page = browser.new_page(viewport={"width": 1280, "height": 760})
         page.goto(browser_url)
         expect(page.locator("#count")).to_have_text("1–50 of 55 memories")
+        page.fill("#query", "   ")  # blank: the list, which pages
+        page.click("#search")
+        page.fill("#tag", "db")  # typed, not searched: Next pages the list shown
         page.click("#next")
         expect(page.locator("#count")).to_have_text("51–55 of 55 memories")
         page.click("#previous")
+        expect(page.locator("#count")).to_have_text("1–50 of 55 memories")
+        page.fill("#tag", "")
         page.click(f"#results tr[data-id='{memory.id}']")
         page.wait_for_selector("#importance-edit")
         page.fill("#importance-edit", "")
