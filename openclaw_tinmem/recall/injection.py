@@ -141,10 +141,10 @@ def render_block(
         memory = hit.memory
         text = neutralise(shown_text(hit, level, query))
         line = f"- {text}"
-        day = (memory.category, f"{memory.created_at:{DATE_FORMAT}}")
+        day = (memory.category, _date_heading(hit))
         cost = estimate_tokens(line) + 1
         if day not in dated:
-            cost += estimate_tokens(_date_heading(day[1])) + 1
+            cost += estimate_tokens(day[1]) + 1
         if used + cost > token_budget or _shown_already(hit, text, words):
             continue  # a shorter item further down may still fit
         words.append(spaced_words(text, _WORD))
@@ -165,16 +165,19 @@ def render_block(
     return InjectedBlock(text, tuple(shown))
 
 
-def _date_heading(day: str) -> str:
-    return f"{day}:"
+def _date_heading(hit: Hit) -> str:
+    """The line a hit stands under: the date its words were said."""
+    return f"{hit.memory.created_at:{DATE_FORMAT}}:"
 
 
 def _by_date(newest: Sequence[Hit], lines: Mapping[str, str]) -> str:
-    """A category's items (newest first) under the date they were said, each date once."""
+    """A category's items (newest first, so a day's items are together) under the date
+    they were said, each date once."""
     rows: list[str] = []
+    heading = ""
     for hit in newest:
-        heading = _date_heading(f"{hit.memory.created_at:{DATE_FORMAT}}")
-        if heading not in rows:
+        if _date_heading(hit) != heading:
+            heading = _date_heading(hit)
             rows.append(heading)
         rows.append(lines[hit.memory.id])
     return "\n".join(rows)
