@@ -312,6 +312,12 @@ class MemoryService:
             limit=limit,
         )
 
+    def tally(self, *, identity: Identity | None = None) -> tuple[dict[str, int], dict[str, int]]:
+        """How many memories the caller may read there are of each category, and how many were
+        created in each ISO week (``2026-W49``)."""
+        readable = self.access(identity).scopes_to_read(None)
+        return self.store.tally(scopes=readable) if readable != [] else ({}, {})
+
     def list_memories(
         self,
         *,

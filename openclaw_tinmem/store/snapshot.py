@@ -204,6 +204,16 @@ class Snapshot:
         order = pc.sort_indices(records, sort_keys=[("updated_at", "descending")])
         return len(records), records.take(order[offset : offset + limit]).to_pylist()
 
+    def tally(self, scopes: Sequence[str] | None) -> tuple[dict[str, int], dict[str, int]]:
+        """How many live memories in ``scopes`` (None: every scope) there are of each category,
+        and how many were created in each ISO week (``2026-W49``), counted as arrays."""
+        records = self.live_records()
+        if scopes is not None:
+            wanted = pa.array(list(scopes), pa.string())
+            records = records.filter(pc.is_in(records["scope"], wanted))
+        weeks = pc.strftime(records["created_at"], format="%G-W%V")
+        return _counts(records["category"]), _counts(weeks)
+
     def ids_starting(self, prefix: str) -> list[str]:
         """The ids of live memories that start with ``prefix``."""
         return [
@@ -382,6 +392,11 @@ class SnapshotCache:
             changed = change(snapshot) if change else replace(snapshot, version=after)
             # Rewritten rows leave dead positions behind; past a quarter, reload compactly.
             self._snapshot = None if _sparse(changed) else changed
+
+
+def _counts(values: pa.ChunkedArray | pa.Array) -> dict[str, int]:
+    """Each distinct value and how many times it occurs."""
+    return {str(row["values"]): int(row["counts"]) for row in pc.value_counts(values).to_pylist()}
 
 
 def _sparse(snapshot: Snapshot) -> bool:

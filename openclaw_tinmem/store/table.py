@@ -222,6 +222,12 @@ class MemoryStore:
         total, rows = snapshot.page(scopes, names, before, tags, offset, size, created_before)
         return total, [row_to_memory(row) for row in rows]
 
+    def tally(
+        self, *, scopes: Sequence[str] | None = None
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """Counts of memories by category and by ISO week of creation (``Snapshot.tally``)."""
+        return self.snapshot().tally(scopes)
+
     def iterate(self, *, batch_size: int = 1000) -> Iterator[pa.RecordBatch]:
         """Every memory (without vectors), in record batches."""
         query = self.table.search().select(MEMORY_COLUMNS).limit(None)

@@ -15,7 +15,6 @@ import hmac
 import logging
 import secrets
 import threading
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from importlib import resources
@@ -208,10 +207,8 @@ class BrowserApi:
         return {"memory": memory.public_dict()}
 
     def stats(self, request: Request, body: bytes) -> Any:
-        memories = self.service.list_memories(limit=None, identity=self.identity)
-        by_category = Counter(memory.category.value for memory in memories)
-        weeks = Counter(memory.created_at.strftime("%G-W%V") for memory in memories)
-        return {"by_category": dict(by_category), "by_week": dict(sorted(weeks.items())[-12:])}
+        by_category, weeks = self.service.tally(identity=self.identity)
+        return {"by_category": by_category, "by_week": dict(sorted(weeks.items())[-12:])}
 
 
 def _moment(given: Any) -> datetime:

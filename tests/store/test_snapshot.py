@@ -106,3 +106,17 @@ def test_limit_beyond_the_rows_and_dead_rows() -> None:
     assert (
         snapshot.search(np.array([1, 0], dtype=np.float32), 1)[0][0] == "a"
     )  # the old view is intact
+
+
+def test_tally_counts_live_rows_by_category_and_iso_week_of_creation() -> None:
+    table = _table(["a", "b", "c"], ["global", "global", "user:x"], [[1, 0], [0, 1], [1, 0]])
+    table = table.set_column(2, "category", pa.array(["events", "cases", "events"]))
+    created = [datetime(2021, 1, 3, tzinfo=UTC), datetime(2021, 1, 4, tzinfo=UTC)] * 2
+    table = table.append_column("created_at", pa.array(created[:3], pa.timestamp("us", tz="UTC")))
+    snapshot = Snapshot.from_arrow(1, table, 2)
+    # 3 January 2021 is a Sunday: ISO week 53 of 2020; the Monday after starts 2021's first
+    assert snapshot.tally(None) == ({"events": 2, "cases": 1}, {"2020-W53": 2, "2021-W01": 1})
+    assert snapshot.tally(["global"]) == ({"events": 1, "cases": 1}, {"2020-W53": 1, "2021-W01": 1})
+    assert snapshot.tally(["user:y"]) == ({}, {})
+    gone = snapshot.changed(2, None, None, ["b"])
+    assert gone.tally(None) == ({"events": 2}, {"2020-W53": 2})

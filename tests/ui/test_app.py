@@ -222,3 +222,22 @@ def test_of_two_saves_over_the_same_read_one_lands_and_the_other_is_a_409(
         tab.join()
     assert sorted(answers) == [200, 409]
     assert len(service.history(read["id"])) == 2  # created, one update
+
+
+def test_the_figures_count_only_what_the_browsing_identity_may_read(
+    service: MemoryService,
+) -> None:
+    service.remember("The staging database runs on port 5433", Category.ENTITIES)
+    service.remember("Deploys go out on Tuesdays", Category.PATTERNS, scope="agent:ops")
+    week = service.list_memories(limit=None)[0].created_at.strftime("%G-W%V")
+    everyone = build_app(service, Identity.administrator(via="ui"), token="test-token")
+    agent = build_app(service, Identity(agent_id="main"), token="test-token")
+    figures = {}
+    for name, app in (("everyone", everyone), ("agent", agent)):
+        with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+            figures[name] = client.get("/api/stats", headers=HEADERS).json()
+    assert figures["everyone"] == {
+        "by_category": {"entities": 1, "patterns": 1},
+        "by_week": {week: 2},
+    }
+    assert figures["agent"] == {"by_category": {"entities": 1}, "by_week": {week: 1}}
