@@ -53,10 +53,13 @@ def check_import_fields(record: dict[str, Any], number: int) -> None:
                 + ", ".join(Provenance.model_fields),
                 field=f"provenance.{unknown[0]}",
             )
-    _check_times(record, number)
+    check_times(record, number)
 
 
-def _check_times(record: dict[str, Any], number: int) -> None:
+def check_times(record: dict[str, Any], number: int) -> None:
+    """Read the times of ``record`` (line ``number``) as ISO 8601 in place, naive ones as UTC;
+    refuse one that is not a time or is in the future; a creation after the last update moves
+    the update to it."""
     times: dict[str, datetime] = {}
     for key in TIME_FIELDS:
         value = record.get(key)

@@ -273,4 +273,6 @@ def json_kind(value: Any) -> str:
         return "a list"
     if isinstance(value, dict):
         return "an object"
+    if isinstance(value, int | float):
+        return "a number"
     return "null" if value is None else type(value).__name__

@@ -1,4 +1,4 @@
-"""Agent-facing commands: demo, bridge, mcp, workspace, tool."""
+"""Agent-facing commands: demo, bridge, mcp, tool."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import click
 
 from openclaw_tinmem.cli.app import (
     EXIT_INVALID,
-    JSON_HELP,
     CliState,
     emit_json,
     friendly_errors,
@@ -181,70 +180,6 @@ def mcp_token(
         lines.append("admin = true")
     click.echo(f"token (give it to the client, it is not stored): {token}", err=True)
     click.echo("\n".join(lines))
-
-
-@main.group()
-def workspace() -> None:
-    """Browse and edit the workspace memory (MEMORY.md, daily logs, notes)."""
-
-
-@workspace.command("tree")
-@click.argument("path", default="")
-@click.option(
-    "--depth",
-    default=2,
-    show_default=True,
-    type=click.IntRange(1, 10),
-    help="Levels to show, from 1 to 10.",
-)
-@click.pass_obj
-def workspace_tree(state: CliState, path: str, depth: int) -> None:
-    """Show the workspace as a tree."""
-    run_tool(state, "memory_tree", {"path": path, "depth": depth}, as_json=False)
-
-
-@workspace.command("read")
-@click.argument("path")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
-@click.pass_obj
-def workspace_read(state: CliState, path: str, as_json: bool) -> None:
-    """Print one workspace file."""
-    run_tool(state, "memory_read", {"path": path}, as_json)
-
-
-@workspace.command("write")
-@click.argument("content")
-@click.option(
-    "--target",
-    default="daily_log",
-    show_default=True,
-    help="memory, daily_log, heartbeat, or a path such as projects/alpha/notes.md",
-)
-@click.option("--replace", is_flag=True, help="Replace the file instead of appending.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
-@click.pass_obj
-def workspace_write(
-    state: CliState, content: str, target: str, replace: bool, as_json: bool
-) -> None:
-    """Append to (or replace) a workspace file."""
-    run_tool(
-        state,
-        "memory_write",
-        {"content": content, "target": target, "append": not replace},
-        as_json,
-    )
-
-
-@workspace.command("search")
-@click.argument("query")
-@click.option(
-    "--limit", default=5, show_default=True, type=click.IntRange(1, 20), help="Maximum results."
-)
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
-@click.pass_obj
-def workspace_search(state: CliState, query: str, limit: int, as_json: bool) -> None:
-    """Hybrid search over the workspace files."""
-    run_tool(state, "memory_search", {"query": query, "limit": limit}, as_json)
 
 
 @main.command()

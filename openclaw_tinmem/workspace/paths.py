@@ -69,6 +69,19 @@ def normalise_path(path: str, *, field: str = "path", allow_root: bool = False) 
     raise InvalidArgumentError(f"invalid path {quoted(path)}: {problem}", field=field)
 
 
+def clash(path: str, others: Iterable[str]) -> str | None:
+    """Why file ``path`` cannot sit beside files ``others`` (it would be one's folder, or
+    inside one), or None."""
+    parts = path.split("/")
+    folders = {"/".join(parts[:end]) for end in range(1, len(parts))}
+    for other in others:
+        if other.startswith(path + "/"):
+            return f"{path} is a folder (it holds {other})"
+        if other in folders:
+            return f"{other} is a file, so it cannot hold {path}"
+    return None
+
+
 def resolve_target(target: str, today: datetime) -> str:
     """The file a memory_write target names: memory, daily_log, heartbeat or a custom path."""
     named = {

@@ -39,6 +39,7 @@ from openclaw_tinmem.store.conditional import (
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
+from openclaw_tinmem.workspace.paths import clash
 from openclaw_tinmem.workspace.tables import (
     CHUNK_REVISION_FIELD,
     CHUNKS_TABLE,
@@ -133,6 +134,26 @@ class WorkspaceStore:
         rows = query.select(["path"]).limit(None).to_arrow()
         return [str(path) for path in rows.column("path").to_pylist()]
 
+    def documents_in(self, scopes: Sequence[str] | None = None) -> list[Document]:
+        """Every file of the workspaces ``scopes`` (None: of every workspace), by workspace
+        and path."""
+        query = self.documents.search()
+        if scopes is not None:
+            owned = [f"({self._owned_by(self.documents, scope)})" for scope in scopes]
+            query = query.where(" OR ".join(owned) or "false")
+        documents = [
+            Document(
+                row["id"],
+                row["path"],
+                row["content"],
+                row["created_at"],
+                row["updated_at"],
+                row.get("scope") or self.legacy_scope,
+            )
+            for row in query.limit(None).to_list()
+        ]
+        return sorted(documents, key=lambda document: (document.scope, document.path))
+
     def write(
         self,
         path: str,
@@ -142,8 +163,12 @@ class WorkspaceStore:
         append: bool,
         separator: str = "\n",
         field: str = "path",
+        created_at: datetime | None = None,
+        updated_at: datetime | None = None,
     ) -> Document:
-        """Create, append to or replace a document, re-indexing its chunks.
+        """Create, append to or replace a document, re-indexing its chunks. A new file takes
+        ``created_at`` and ``updated_at`` when given (an import keeps a file's times); a
+        changed one is updated now.
 
         The document is written conditionally: created only if no other writer created the
         path first, changed only if nobody changed it since it was read; otherwise it is
@@ -169,8 +194,8 @@ class WorkspaceStore:
                 id=existing.id if existing else str(uuid.uuid4()),
                 path=path,
                 content=body(existing),
-                created_at=existing.created_at if existing else now,
-                updated_at=now,
+                created_at=existing.created_at if existing else created_at or now,
+                updated_at=now if existing or updated_at is None else updated_at,
                 scope=scope,
             )
             self._add_chunks(document, existing, embedded)
@@ -200,18 +225,9 @@ class WorkspaceStore:
 
     def _check_free(self, path: str, scope: str, field: str) -> None:
         """A new file may not share its path with a folder, nor sit inside a file."""
-        parts = path.split("/")
-        folders = {"/".join(parts[:end]) for end in range(1, len(parts))}
-        for other in self.paths(scope):
-            problem = (
-                f"{path} is a folder (it holds {other})"
-                if other.startswith(path + "/")
-                else f"{other} is a file, so it cannot hold {path}"
-                if other in folders
-                else None
-            )
-            if problem:
-                raise InvalidArgumentError(f"{problem}; choose another name", field=field)
+        problem = clash(path, self.paths(scope))
+        if problem:
+            raise InvalidArgumentError(f"{problem}; choose another name", field=field)
 
     def _commit(self, document: Document, existing: Document | None) -> bool:
         """Write the document row; False if another writer came first (read and try again)."""

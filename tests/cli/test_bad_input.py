@@ -58,6 +58,8 @@ BAD_INPUT = [
     (["workspace", "write", "x", "--target", "IDENTITY.md."], "IDENTITY.md. is an identity file"),
     (["workspace", "tree", "--depth", "11"], "11 is not in the range 1<=x<=10"),
     (["workspace", "search", "x", "--limit", "0"], "0 is not in the range 1<=x<=20"),
+    (["workspace", "export", "--scope", "bad scope!"], "invalid scope 'bad scope!'"),
+    (["workspace", "import", "{tmp}"], "is a directory"),
 ]
 
 

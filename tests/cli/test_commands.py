@@ -593,3 +593,20 @@ def test_a_reader_that_stops_reading_is_no_error(tmp_path: Path) -> None:
     export.stdout.close()
     error = export.stderr.read().decode()
     assert export.wait() in (0, 141) and "error" not in error.lower(), error
+
+
+def test_workspace_files_move_to_another_store_by_export_and_import(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("workspace", "write", "Deploys on Fridays", "--target", "memory")
+    run("--agent-id", "bob", "workspace", "write", "Bob's notes", "--target", "notes/bob.md")
+    exported = tmp_path / "workspace.jsonl"
+    assert run("workspace", "export", str(exported)).exit_code == 0
+    other = ("--db-path", str(tmp_path / "other-store"))
+    for expected in ({"imported": 2, "unchanged": 0}, {"imported": 0, "unchanged": 2}):
+        result = run(*other, "workspace", "import", str(exported), "--json")
+        report = json.loads(result.stdout.splitlines()[-1])
+        assert result.exit_code == 0 and report == {**expected, "invalid": [], "redacted": 0}
+    read = run(*other, "--agent-id", "bob", "workspace", "read", "notes/bob.md")
+    assert read.exit_code == 0 and "Bob's notes" in read.stdout
+    assert run(*other, "workspace", "export").stdout == exported.read_text()
+    refused = run("--agent-id", "bob", "workspace", "export")
+    assert refused.exit_code == 2 and "administrator" in refused.output
