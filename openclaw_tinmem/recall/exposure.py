@@ -16,8 +16,10 @@ Memories captured in one group are injected in another group when they pass thes
 same user, or no user named): groups are not private from one another.
 
 A memory stored through a tool records its caller's agent, user and session, as a captured
-one does. A memory without provenance (imported, or stored by an administrator) is neither
-private nor another user's: it was written for whoever may read its scope.
+one does; a text another user rewrites in a personal scope becomes theirs
+(``write.updating.author``). A memory without provenance (imported, or stored by an
+administrator) is neither private nor another user's: it was written for whoever may read
+its scope.
 """
 
 from __future__ import annotations

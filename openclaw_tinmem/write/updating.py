@@ -11,8 +11,10 @@ from openclaw_tinmem.errors import NotFoundError, invalid_argument
 from openclaw_tinmem.llm import Deadline
 from openclaw_tinmem.models import (
     EPISODE_TAG,
+    PERSONAL_SCOPE_PREFIXES,
     Memory,
     MemoryChanges,
+    Provenance,
     content_hash,
     normalise_tags,
 )
@@ -22,7 +24,7 @@ from openclaw_tinmem.store.history import HistoryAction
 from openclaw_tinmem.write.trust import with_trust
 
 if TYPE_CHECKING:
-    from openclaw_tinmem.access import Access
+    from openclaw_tinmem.access import Access, Identity
     from openclaw_tinmem.encoders.dense import Vector
     from openclaw_tinmem.write.writer import MemoryWriter
 
@@ -89,7 +91,7 @@ def update(
         updated = memory.model_copy(update={**changes, "updated_at": writer.clock()})
         if {"content", "headline", "summary"} & changes.keys():  # is it now an instruction?
             updated.provenance = with_trust(
-                memory.provenance,
+                author(memory, access.identity),
                 updated.content,
                 updated.headline,
                 updated.summary,
@@ -119,3 +121,19 @@ def update(
         f"gave up updating {memory_id} after {COMMIT_ATTEMPTS} attempts: other writers kept "
         "changing it; try again",
     )
+
+
+def author(memory: Memory, editor: Identity) -> Provenance:
+    """Whose words ``memory`` holds once ``editor`` rewrote its text: still its author's,
+    unless, in an agent's or a user's own scope, a user other than the one it was kept for
+    rewrote it — then the editor's (agent, user, session), as a memory that user stored would
+    be. Automatic recall shows a user's words to no other user there (``recall.exposure``):
+    kept as the author's, the editor's words would be injected into the author's prompts as
+    the author's own. An administrator's or an agent's edit (no user) keeps the author."""
+    if (
+        editor.user_id is None
+        or editor.user_id == memory.provenance.user_id
+        or not memory.scope.startswith(PERSONAL_SCOPE_PREFIXES)
+    ):
+        return memory.provenance
+    return editor.provenance()

@@ -145,3 +145,28 @@ def test_the_readmes_recipe_keeps_users_of_one_agent_apart_in_every_tool(
     assert host.call_tool("memory_recall", {"query": "therapist"}, again).data["results"]
     assert host.call_tool("memory_search", {"query": "therapy appointment"}, again).data["results"]
     plugin.close()
+
+
+def test_another_users_rewrite_of_a_memory_is_not_injected_as_its_authors_words(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    plugin = make_plugin(plugin_settings.model_copy(update={"store_scope": "agent"}))
+    host = Host(load_plugins([plugin], entry_points=False), quiet_model)
+    ana = host.start_session(agent_id="barista", user_id="ana")
+    coffee = {"content": "User takes her coffee black, no sugar", "category": "preferences"}
+    stored = host.call_tool("memory_store", coffee, ana).data["id"]
+    bob = host.start_session(agent_id="barista", user_id="bob")
+    rewrite = {"id": stored, "content": "User takes coffee with three sugars and cream"}
+    assert "error" not in host.call_tool("memory_update", rewrite, bob).data
+    rewritten = plugin.service.get(stored).provenance
+    assert (rewritten.agent_id, rewritten.user_id) == ("barista", "bob")
+    again = host.start_session(agent_id="barista", user_id="ana")
+    host.turn(again, "How do I take my coffee?")
+    assert not again.last_injected or "three sugars" not in again.last_injected
+    host.call_tool("memory_update", {"id": stored, "importance": 0.9}, ana)  # not her words
+    assert plugin.service.get(stored).provenance.user_id == "bob"
+    host.call_tool("memory_update", {"id": stored, "content": coffee["content"]}, ana)
+    assert plugin.service.get(stored).provenance.user_id == "ana"  # hers again
+    host.turn(again, "How do I take my coffee?")
+    assert again.last_injected and "black, no sugar" in again.last_injected
+    plugin.close()
