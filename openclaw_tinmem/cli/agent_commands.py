@@ -219,30 +219,15 @@ def ui(state: CliState, port: int) -> None:
     The printed URL carries a random token; requests without it are refused. The browser
     acts as the CLI does: the administrator, or the agent of --agent-id/--user-id."""
     import dataclasses
-    import socket
 
-    import uvicorn
-
-    from openclaw_tinmem.errors import ConfigError
     from openclaw_tinmem.process.allocator import limit_arenas
+    from openclaw_tinmem.serving import address, listening_socket, serve
     from openclaw_tinmem.ui.app import build_app
 
     limit_arenas()  # before the store's threads start
     # history names the browser as the front end of its changes; errors reach the user as
     # every command's do (FriendlyGroup)
     app = build_app(state.service, dataclasses.replace(state.identity, via="ui"))
-    listening = socket.socket()  # bound before the URL is printed: it names this server
-    # as asyncio's servers do: a port left in TIME_WAIT by the last run can be bound again
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listening.bind(("127.0.0.1", port))
-    except OSError as error:
-        listening.close()
-        raise ConfigError(
-            f"port {port} on 127.0.0.1 cannot be used ({error.strerror or error}): "
-            "give another --port, or none for a free one",
-            field="port",
-        ) from None
-    port = int(listening.getsockname()[1])
-    click.echo(f"Memory browser: http://127.0.0.1:{port}/?token={app.state.token}")
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listening])
+    listening = listening_socket("127.0.0.1", port, "--port")
+    click.echo(f"Memory browser: {address(listening)}/?token={app.state.token}")
+    serve(app, listening)

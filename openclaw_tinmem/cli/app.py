@@ -50,7 +50,7 @@ def console() -> Console:
     """The console for messages and progress: standard error, so stdout stays data."""
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True)  # a long message stays one line in a log
 
 
 @dataclass

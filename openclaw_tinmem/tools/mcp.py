@@ -17,6 +17,7 @@ import hmac
 import json
 import logging
 import secrets
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -27,6 +28,7 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.config.identities import AccessToken
 from openclaw_tinmem.errors import ConfigError, TinmemError
 from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.serving import address, listening_socket, serve
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox, unavailable_toolbox
 
 logger = logging.getLogger("openclaw_tinmem")
@@ -225,10 +227,10 @@ def run(
         if http_port is None:
             anyio.run(serve_stdio, toolbox)
         else:
-            import uvicorn
-
             app = http_app(toolbox, settings, host)
-            uvicorn.run(app, host=host, port=http_port, log_level="warning")
+            listening = listening_socket(host, http_port, "--http")
+            print(f"MCP server: {address(listening)}/mcp", file=sys.stderr, flush=True)
+            serve(app, listening)
     finally:
         if service is not None:
             service.close()

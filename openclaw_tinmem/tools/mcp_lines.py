@@ -6,8 +6,8 @@ are read here first: one that is not a message gets the JSON-RPC error the speci
 for it (-32700, a parse error; -32600, an invalid request, with the request's id when it has
 one); the others pass to the SDK as they came. At the end of input the SDK stops the server,
 and a request still being answered got no reply (`echo … | tinmem mcp` lost its answers): the
-end is passed on only once every request read has been answered (``ANSWER_WAIT_SECONDS`` at
-most), as the replies written to the wire (``WatchedOutput``) show.
+end is passed on only once every request read has been answered or cancelled by the client
+(``ANSWER_WAIT_SECONDS`` at most), as the replies written to the wire (``WatchedOutput``) show.
 """
 
 from __future__ import annotations
@@ -103,9 +103,15 @@ class AnsweredLines:
 
     def _expect_answer(self, line: str) -> None:
         message = json.loads(line)
-        if isinstance(message, dict) and "method" in message and "id" in message:
+        if not isinstance(message, dict) or "method" not in message:
+            return
+        if "id" in message:
             self._unanswered.add(json.dumps(message["id"]))
             self._answered = anyio.Event()
+        elif message["method"] == "notifications/cancelled":  # the SDK never answers it
+            params = message.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self.answered(params["requestId"])
 
 
 class WatchedOutput:

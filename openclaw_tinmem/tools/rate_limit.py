@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from openclaw_tinmem.directories import private_directory
@@ -36,24 +37,33 @@ class RateLimiter:
         self.path = path
         self.clock = clock
         private_directory(path.parent, setting="journal_path")
+        with self._connection() as connection:
+            connection.execute(SCHEMA)
+            connection.execute(INDEX)
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection to the counts, closed after; a file that cannot be opened or written
+        (a read-only journal directory, a full disk) is a ``ConfigError`` naming the setting."""
+        connection: sqlite3.Connection | None = None
         try:
-            with self._connect() as connection:
-                connection.execute(SCHEMA)
-                connection.execute(INDEX)
+            connection = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
+            )
+            yield connection
         except sqlite3.Error as error:
             raise ConfigError(
-                f"journal_path: the write counts in {str(path)!r} cannot be opened: {error}",
+                f"journal_path: the write counts in {str(self.path)!r} cannot be used: {error}",
                 field="journal_path",
             ) from None
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        finally:
+            if connection is not None:
+                connection.close()
 
     def check(self, key: str, tool: str) -> float:
         """Record a call (returning its moment, for ``release``), or raise RateLimitError
         saying when the next one is allowed."""
-        connection = self._connect()
-        try:
+        with self._connection() as connection:
             connection.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
             now = self.clock()
             connection.execute("DELETE FROM calls WHERE key = ? AND at <= ?", (key, now - HOUR))
@@ -76,18 +86,13 @@ class RateLimiter:
                     )
             connection.execute("INSERT INTO calls (key, at) VALUES (?, ?)", (key, now))
             connection.execute("COMMIT")
-        finally:
-            connection.close()
         return now
 
     def release(self, key: str, moment: float) -> None:
         """Take back a call recorded at ``moment`` that was refused, so it does not count."""
-        connection = self._connect()
-        try:
+        with self._connection() as connection:
             connection.execute(
                 "DELETE FROM calls WHERE rowid = "
                 "(SELECT rowid FROM calls WHERE key = ? AND at = ? LIMIT 1)",
                 (key, moment),
             )
-        finally:
-            connection.close()

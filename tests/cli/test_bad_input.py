@@ -119,15 +119,19 @@ def test_an_unknown_option_is_one_line_and_exit_2_on_every_command(invoke, path)
     assert result.exit_code == 2 and "No such option '--no-such-option'" in result.output
 
 
-def test_a_browser_port_in_use_is_one_line_and_no_url(invoke) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("command", "option", "announced"),
+    [("ui", "--port", "Memory browser:"), ("mcp", "--http", "MCP server:")],
+)
+def test_a_port_in_use_is_one_line_and_no_address(invoke, command, option, announced) -> None:  # type: ignore[no-untyped-def]
     import socket
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = invoke(["ui", "--port", str(port)])
+        result = invoke([command, option, str(port)])
     assert result.exit_code == 2, result.output
     said = " ".join(result.output.split())
-    assert f"port {port} on 127.0.0.1 cannot be used" in said and "give another --port" in said
-    assert "Memory browser:" not in result.output
+    assert f"port {port} on 127.0.0.1 cannot be used" in said and f"give another {option}" in said
+    assert announced not in result.output

@@ -3,6 +3,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from openclaw_tinmem.config import Settings
+from openclaw_tinmem.tools.mcp_lines import ANSWER_WAIT_SECONDS
 
 # the request a raw client opens a session with
 INITIALIZE = {
@@ -103,23 +105,16 @@ async def test_mcp_server_over_streamable_http(settings: Settings, tmp_path: Pat
         "TINMEM_JOURNAL_PATH": str(tmp_path / "journal"),
         "TINMEM_CONFIG": str(tmp_path / "none.toml"),
     }
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", str(port)],
+    server = subprocess.Popen(  # port 0: a free one, announced with the address
+        [sys.executable, "-m", "openclaw_tinmem", "mcp", "--http", "0"],
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     try:
         with anyio.fail_after(120):
-            while True:  # wait until the server accepts connections on loopback
-                assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                        break
-                except OSError:
-                    await anyio.sleep(0.2)
-            url = f"http://127.0.0.1:{port}/mcp"
+            url = await anyio.to_thread.run_sync(_announced, server)
+            assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
             async with (
                 streamable_http_client(url) as (read, write),
                 ClientSession(read, write) as session,
@@ -268,6 +263,16 @@ async def test_mcp_over_http_maps_bearer_tokens_to_identities(
         server.wait(timeout=30)
 
 
+def _announced(server: subprocess.Popen[bytes]) -> str:
+    """The address the server announces on standard error once it listens."""
+    assert server.stderr is not None
+    for line in server.stderr:
+        text = line.decode()
+        if text.startswith("MCP server: "):
+            return text.removeprefix("MCP server: ").strip()
+    raise AssertionError("the server ended without announcing its address")
+
+
 async def _wait_for(server: subprocess.Popen[bytes], port: int) -> None:
     while True:  # until the server accepts connections on loopback
         assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
@@ -326,3 +331,30 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_server_goes_on(
     assert errors["odd"]["code"] == -32600
     tools = next(reply for reply in replies if reply.get("id") == 8)["result"]["tools"]
     assert "memory_recall" in {tool["name"] for tool in tools}
+
+
+def test_a_cancelled_request_does_not_hold_the_server_open_at_the_end_of_input(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """The SDK never answers a request the client cancelled: the end of input does not wait
+    for that answer (``ANSWER_WAIT_SECONDS``)."""
+    call = {"name": "memory_recall", "arguments": {"query": "persimmon trees", "limit": 20}}
+    sent = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    started = time.monotonic()
+    server = subprocess.run(
+        [sys.executable, "-m", "openclaw_tinmem", "mcp"],
+        input="".join(json.dumps(message) + "\n" for message in sent),
+        capture_output=True,
+        text=True,
+        env=_environment(settings, tmp_path),
+        timeout=120,
+    )
+    assert time.monotonic() - started < ANSWER_WAIT_SECONDS
+    replies = [json.loads(line) for line in server.stdout.splitlines() if line.strip()]
+    assert 3 in {reply.get("id") for reply in replies}

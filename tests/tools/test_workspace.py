@@ -308,6 +308,19 @@ def test_rate_limit_per_minute_and_hour(clock: Clock, tmp_path: Path) -> None:
         limiter.check("agent", "memory_write")
 
 
+def test_write_counts_that_cannot_be_written_are_a_config_error_naming_the_journal(
+    tools: Toolbox, settings: Settings
+) -> None:
+    """A journal directory gone read-only or a damaged counts file, after the server
+    started: each memory_write says which setting to look at, not internal_error."""
+    assert "error" not in tools.call("memory_write", {"content": "first note"}).data
+    counts = settings.resolved_journal_path() / "rate-limits.sqlite3"
+    counts.write_bytes(b"not a database" * 100)
+    error = tools.call("memory_write", {"content": "second note"}).data["error"]
+    assert error["type"] == "config_error" and error["field"] == "journal_path"
+    assert "rate-limits.sqlite3" in error["message"]
+
+
 def test_rate_limited_write_is_a_clear_error(tools: Toolbox, clock: Clock) -> None:
     for number in range(20):
         assert not tools.call("memory_write", {"content": f"entry {number}"}).is_error
