@@ -23,7 +23,8 @@ off-topic there, and the share that gets no block is reported.
 With ``--fold`` every episode is folded into its session's memory and forgotten before the
 questions, as episode retention does once episodes are old: what a user gets from sessions
 older than ``episode_retention_days`` (a folded session counts for a message only where what
-was shown holds its words: ``e2e_coverage``).
+was shown holds its words: ``e2e_coverage``). With ``--keep DIR`` the store is built in
+``DIR`` (a new directory) and left there, to be read again without replaying.
 """
 
 from __future__ import annotations
@@ -290,9 +291,14 @@ def main() -> None:
         "it, as episode retention does once episodes are old",
     )
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/locomo_e2e.json"))
+    parser.add_argument(
+        "--keep", type=Path, help="build the store in this (new) directory and keep it"
+    )
     arguments = parser.parse_args()
     conversations = load(arguments.path)[: arguments.conversations]
-    root = Path(tempfile.mkdtemp(prefix="tinmem-e2e-"))
+    if arguments.keep:
+        arguments.keep.mkdir(parents=True)
+    root = arguments.keep or Path(tempfile.mkdtemp(prefix="tinmem-e2e-"))
     llm = FakeLLM() if arguments.llm else None
     try:
         values: dict[str, Any] = {
@@ -408,7 +414,8 @@ def main() -> None:
     finally:
         if llm is not None:
             llm.__exit__(None, None, None)
-        shutil.rmtree(root, ignore_errors=True)
+        if not arguments.keep:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
