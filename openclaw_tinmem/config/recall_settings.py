@@ -54,6 +54,12 @@ class RecallSettings(BaseModel):
         description="How much a match on a context token counts against a match on the "
         "memory's own tokens",
     )
+    late_interaction_function_words: bool = Field(
+        True,
+        description="Store the token vectors of function words ('the', 'of', 'you'); off "
+        "stores about a third fewer token vectors (LoCoMo import frac@10 / nDCG@10 82.9 / "
+        "70.1 off, 82.6 / 70.3 on)",
+    )
     late_interaction_cache_megabytes: float = Field(
         64.0,
         ge=0,

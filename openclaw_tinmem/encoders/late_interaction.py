@@ -18,7 +18,12 @@ ColBERT's query/document marker tokens or query padding: on the LoCoMo developme
 markers cut turn-level frac@10 from 77.7 to 43.0 with this export. As ColBERT does, the
 vectors of punctuation tokens (no letter or digit in them) are dropped from memories and
 queries alike once the model has read them: they carry little of their own, and a seventh of
-the stored bytes (LoCoMo import 82.3 → 82.6 frac@10 without them).
+the stored bytes (LoCoMo import 82.3 → 82.6 frac@10 without them). With
+``late_interaction_function_words`` off, so are those of the function words
+(``text.FUNCTION_WORDS``: "the", "of", "you" …, as whole tokens): a third of an exchange's
+tokens and about a quarter of the store, for a little recall on LoCoMo (docs/benchmarks.md,
+"Store size"). MaxSim takes any set of tokens, so vectors stored either way score against
+queries encoded either way.
 
 A memory written from a conversation can carry its *context*: the message before it, such as
 the question a reply answers ("How often do you all work out?" — "Three times a week"). The
@@ -51,6 +56,7 @@ from openclaw_tinmem.encoders.token_vectors import (
 )
 from openclaw_tinmem.errors import ModelError
 from openclaw_tinmem.models import Memory, context_tail
+from openclaw_tinmem.text import FUNCTION_WORDS
 
 logger = logging.getLogger("openclaw_tinmem")
 
@@ -96,7 +102,9 @@ class LateInteractionEncoder:
         if first is None or separator is None:
             raise ModelError(f"late-interaction tokenizer in {directory} lacks [CLS] or [SEP]")
         self._first, self._separator = first, separator
-        self._kept = kept_tokens(self._tokenizer.get_vocab())
+        self._kept = TokenFilter(
+            self._tokenizer.get_vocab(), function_words=settings.late_interaction_function_words
+        )
         self._max_tokens = settings.late_interaction_max_tokens
         self._context_tokens = settings.late_interaction_context_tokens
         self._context_weight = settings.late_interaction_context_weight
@@ -144,7 +152,7 @@ class LateInteractionEncoder:
                 vectors = vectors / np.maximum(norms, 1e-12)
                 context_length = sequences[index][1]
                 vectors[1 : 1 + context_length] *= self._context_weight
-                results[index] = vectors[self._kept[sequences[index][0]]]
+                results[index] = vectors[self._kept(sequences[index][0])]
         return results
 
     def encode_documents(
@@ -161,13 +169,33 @@ class LateInteractionEncoder:
         return project(self.states([text])[0])
 
 
-def kept_tokens(vocabulary: dict[str, int]) -> np.ndarray:
-    """Which token ids' vectors are kept, by id: those with a letter or digit in any script
-    (the special tokens, [CLS] and [SEP], have letters too); punctuation's are dropped."""
-    kept = np.ones(max(vocabulary.values(), default=-1) + 1, dtype=bool)
-    for token, index in vocabulary.items():
-        kept[index] = any(character.isalnum() for character in token)
-    return kept
+class TokenFilter:
+    """Which tokens of a sequence keep their vectors: those with a letter or digit in any
+    script (the special tokens, [CLS] and [SEP], have letters too); punctuation's are
+    dropped, and without ``function_words`` so are the function words read whole ("the",
+    "of", "you"), but not a word's first piece that is spelled like one ("it" of
+    "it ##iner ##ary")."""
+
+    def __init__(self, vocabulary: dict[str, int], *, function_words: bool = True) -> None:
+        size = max(vocabulary.values(), default=-1) + 1
+        self.words = np.zeros(size, dtype=bool)
+        self.continuations = np.zeros(size, dtype=bool)
+        for token, index in vocabulary.items():
+            self.words[index] = any(character.isalnum() for character in token)
+            self.continuations[index] = token.startswith("##")
+        self.function_words = np.zeros(size, dtype=bool)
+        for word in () if function_words else FUNCTION_WORDS:
+            if word in vocabulary:
+                self.function_words[vocabulary[word]] = True
+
+    def __call__(self, ids: Sequence[int]) -> np.ndarray:
+        """The positions of ``ids`` whose vectors are kept."""
+        tokens = np.asarray(ids, dtype=np.int64)
+        kept = self.words[tokens]
+        if self.function_words.any() and len(tokens):
+            continued = np.append(self.continuations[tokens[1:]], False)
+            kept &= ~(self.function_words[tokens] & ~continued)
+        return kept
 
 
 _encoders = SharedModels(
@@ -178,6 +206,7 @@ _encoders = SharedModels(
         settings.late_interaction_max_tokens,
         settings.late_interaction_context_tokens,
         settings.late_interaction_context_weight,
+        settings.late_interaction_function_words,
     ),
 )
 

@@ -335,6 +335,27 @@ def test_punctuation_is_read_but_not_kept(encoder: LateInteractionEncoder) -> No
     assert token_count(bare) == 2  # [CLS] [SEP]: never empty
 
 
+def test_function_words_are_kept_unless_turned_off(
+    encoder: LateInteractionEncoder, model_settings: Settings
+) -> None:
+    """Off, the function words' vectors are dropped from memories and queries alike; a word
+    that only starts like one ("itinerary") keeps its pieces; what either encoder stored
+    scores against the other's queries."""
+    text = "The itinerary of our trip to Lisbon is in the folder"
+    (full,) = encoder.encode_documents([text])
+    lean_encoder = LateInteractionEncoder(
+        model_settings.model_copy(update={"late_interaction_function_words": False})
+    )
+    (lean,) = lean_encoder.encode_documents([text])
+    pieces = encoder._tokenizer.encode(text).tokens
+    dropped = [token for token in pieces if token in {"the", "of", "our", "to", "is", "in"}]
+    assert len(dropped) == 7
+    assert token_count(lean) == token_count(full) - len(dropped)
+    assert len(lean_encoder.encode_query("the trip to Lisbon")) == 4  # [CLS] trip lisbon [SEP]
+    query = lean_encoder.encode_query("Where is the Lisbon itinerary?")
+    assert maxsim(query, [full, lean])[0] >= maxsim(query, [lean])[0] > 0.5
+
+
 def test_without_context_a_memory_is_encoded_as_plain_bert_input(
     encoder: LateInteractionEncoder,
 ) -> None:
