@@ -56,9 +56,9 @@ class RecallSettings(BaseModel):
     )
     late_interaction_function_words: bool = Field(
         True,
-        description="Store the token vectors of function words ('the', 'of', 'you'); off "
-        "stores about a third fewer token vectors (LoCoMo import frac@10 / nDCG@10 82.9 / "
-        "70.1 off, 82.6 / 70.3 on)",
+        description="Store and match the token vectors of function words ('the', 'of', "
+        "'you'); off, a quarter less store for a little recall (LoCoMo import: 5.7 KB a "
+        "memory and frac@10 / nDCG@10 81.9 / 69.8, against 7.5 KB and 82.6 / 70.3)",
     )
     late_interaction_cache_megabytes: float = Field(
         64.0,

@@ -21,8 +21,8 @@ queries alike once the model has read them: they carry little of their own, and 
 the stored bytes (LoCoMo import 82.3 → 82.6 frac@10 without them). With
 ``late_interaction_function_words`` off, so are those of the function words
 (``text.FUNCTION_WORDS``: "the", "of", "you" …, as whole tokens): a third of an exchange's
-tokens and about a quarter of the store, for a little recall on LoCoMo (docs/benchmarks.md,
-"Store size"). MaxSim takes any set of tokens, so vectors stored either way score against
+tokens and a quarter of the store, for a little recall (docs/benchmarks.md, "What a user
+gets", its store). MaxSim takes any set of tokens, so vectors stored either way score against
 queries encoded either way.
 
 A memory written from a conversation can carry its *context*: the message before it, such as
@@ -183,8 +183,9 @@ class TokenFilter:
         for token, index in vocabulary.items():
             self.words[index] = any(character.isalnum() for character in token)
             self.continuations[index] = token.startswith("##")
+        self.drops_function_words = not function_words
         self.function_words = np.zeros(size, dtype=bool)
-        for word in () if function_words else FUNCTION_WORDS:
+        for word in FUNCTION_WORDS if self.drops_function_words else ():
             if word in vocabulary:
                 self.function_words[vocabulary[word]] = True
 
@@ -192,7 +193,7 @@ class TokenFilter:
         """The positions of ``ids`` whose vectors are kept."""
         tokens = np.asarray(ids, dtype=np.int64)
         kept = self.words[tokens]
-        if self.function_words.any() and len(tokens):
+        if self.drops_function_words and len(tokens):
             continued = np.append(self.continuations[tokens[1:]], False)
             kept &= ~(self.function_words[tokens] & ~continued)
         return kept
