@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { acquireBridge } from "./bridge-process.js";
 import { registerTinmemCli } from "./cli.js";
 import { memoryCapability } from "./memory-capability.js";
+import { MEMORY_CORE_TOOL_NAMES, memoryCoreLoadsBeside } from "./memory-core.js";
 
 const TOOLS = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8"));
 const DEFAULTS = {
@@ -99,10 +100,18 @@ function registerHooks(api, bridge, config) {
   }
 }
 
+// The tools this plugin offers: those of its tool sets, less the names memory-core takes where
+// OpenClaw loads it beside tinmem (memory-core.js).
+function offeredTools(api, config) {
+  const beside = memoryCoreLoadsBeside(api.config, api.id ?? "tinmem");
+  return TOOLS.filter((tool) => config.toolSets.includes(tool.set))
+    .filter((tool) => !(beside && MEMORY_CORE_TOOL_NAMES.has(tool.name)));
+}
+
 // Tools stay in the model's direct tool list under OpenClaw's default Tool Search
 // (catalogMode "direct-only"): memory is consulted on most turns, not searched for.
-function registerTools(api, bridge, config) {
-  for (const tool of TOOLS.filter((entry) => config.toolSets.includes(entry.set))) {
+function registerTools(api, bridge, config, tools) {
+  for (const tool of tools) {
     api.registerTool(
       (toolContext) => ({
         name: tool.name,
@@ -170,9 +179,10 @@ function register(api) {
 
   warnIfHooksBlocked(api);
   registerHooks(api, bridge, config);
-  registerTools(api, bridge, config);
+  const tools = offeredTools(api, config);
+  registerTools(api, bridge, config, tools);
   registerBridgeService(api, config);
-  api.registerMemoryCapability?.(memoryCapability(bridge));
+  api.registerMemoryCapability?.(memoryCapability(bridge, new Set(tools.map((tool) => tool.name))));
 }
 
 export default {

@@ -14,9 +14,10 @@ const STATUS_TIMEOUT_MS = 15000; // a cold Python side (a CLI run) loads its sto
 const SEARCH_TIMEOUT_MS = 10000;
 const DEFAULT_MAX_RESULTS = 10;
 
-// The system prompt's memory section, naming only the memory tools this run offers.
-export function memoryPromptSection({ availableTools }) {
-  const has = (name) => availableTools?.has?.(name) === true;
+// The system prompt's memory section, naming only tinmem's tools (`ours`, all of them when not
+// given) that this run offers.
+export function memoryPromptSection({ availableTools }, ours) {
+  const has = (name) => availableTools?.has?.(name) === true && (ours?.has(name) ?? true);
   const search = ["memory_recall", "memory_search"].filter(has);
   if (search.length === 0) return [];
   const lines = [
@@ -149,9 +150,10 @@ export async function classifyWorkspaceMemoryPaths({ workspaceDir, relativePaths
   }));
 }
 
-export function memoryCapability(bridge) {
+// `tools`: the names of the tools the plugin registered.
+export function memoryCapability(bridge, tools) {
   return {
-    promptBuilder: memoryPromptSection,
+    promptBuilder: (params) => memoryPromptSection(params, tools),
     flushPlanResolver: () => null, // capture runs at agent_end; no memory-file turn
     publicArtifacts: { async listArtifacts() { return []; } },
     runtime: {

@@ -74,8 +74,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "type": "boolean",
                     "default": False,
                     "description": "Also load OpenClaw's memory-core as a dreaming sidecar "
-                    "(its file memory, memory_search/memory_get tools and instructions); off "
-                    "with tinmem",
+                    "(its file memory and instructions; its memory_search over memory files "
+                    "then takes the place of tinmem's, and memory_get comes too); off with "
+                    "tinmem",
                 }
             },
         },

@@ -78,6 +78,21 @@ def test_under_the_default_configuration_a_first_turn_gets_memory_and_only_tinme
     assert prompt.index("</agent-experience>") < prompt.index("Can you suggest a snack for me?")
 
 
+def test_with_dreaming_on_memory_core_keeps_its_tool_names_and_nothing_conflicts(
+    tmp_path: Path, model: FakeLLM, tinmem_settings: Settings
+) -> None:
+    """An operator who turns dreaming on gets memory-core beside tinmem: memory_search is then
+    memory-core's (behind Tool Search, as OpenClaw offers it), tinmem's own tools stay in the
+    direct list, and no name is offered twice (a conflict was logged on every run)."""
+    openclaw = OpenClaw(tmp_path / "home", model, tinmem_settings)
+    openclaw.set_plugin_config({"dreaming": {"enabled": True}})
+    _, logged = openclaw.turn("first-session", "Please remember that I am allergic to peanuts.")
+    offered = offered_tools(model.requests[-1])
+    assert offered >= MEMORY_TOOLS - {"memory_search"}, offered
+    assert "conflict" not in logged, logged
+    assert wait_for_memories(tinmem_settings, "agent:main", "peanuts")
+
+
 def test_a_tool_call_from_the_openclaw_agent_runs_as_that_agent(
     tmp_path: Path, model: FakeLLM, tinmem_settings: Settings
 ) -> None:

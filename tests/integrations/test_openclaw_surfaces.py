@@ -50,6 +50,9 @@ def test_doctor_reports_no_memory_core_setup_to_fix(openclaw: OpenClaw) -> None:
     assert "No active memory plugin" not in said
     assert "no API key was found" not in said  # memory-core's embedding checks do not apply
     assert "automatic memory is OFF" not in said
+    # doctor reads the configuration without tinmem's defaults, so it loads memory-core beside
+    # tinmem: tinmem leaves it memory_search there rather than offer the name twice
+    assert "tool name conflict" not in said
 
 
 def test_openclaw_tinmem_runs_the_tinmem_command_line_on_the_same_store(

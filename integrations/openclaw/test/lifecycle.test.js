@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { acquireBridge } from "../bridge-process.js";
 import { classifyWorkspaceMemoryPaths, memoryCapability, memoryPromptSection } from "../memory-capability.js";
+import { memoryCoreLoadsBeside } from "../memory-core.js";
 
 const PYTHON = process.env.PYTHON ?? "python3";
 const ANSWERING = `
@@ -74,6 +75,30 @@ test("the prompt section names only the memory tools the run offers", () => {
   const text = memoryPromptSection({ availableTools: new Set(["memory_recall", "memory_store"]) }).join("\n");
   assert.match(text, /call memory_recall\./);
   assert.doesNotMatch(text, /memory_search|memory_update|memory_forget/);
+  // memory_search offered by another plugin (memory-core) is not named as tinmem's
+  const theirs = memoryPromptSection({ availableTools: new Set(["memory_recall", "memory_search"]) },
+    new Set(["memory_recall"])).join("\n");
+  assert.match(theirs, /call memory_recall\./);
+  assert.doesNotMatch(theirs, /memory_search/);
+});
+
+test("memory-core comes beside tinmem as OpenClaw decides: unless dreaming is off for the slot", () => {
+  const withEntry = (entry, plugins = {}) => ({
+    plugins: { slots: { memory: "tinmem" }, entries: { tinmem: entry }, ...plugins },
+  });
+  // as written by `plugins install`: no config, so OpenClaw's own default (dreaming on)
+  assert.equal(memoryCoreLoadsBeside(withEntry({ enabled: true }), "tinmem"), true);
+  assert.equal(memoryCoreLoadsBeside(withEntry({ config: { dreaming: { enabled: true } } }), "tinmem"), true);
+  // with tinmem's defaults applied, or said in the words OpenClaw reads as false
+  assert.equal(memoryCoreLoadsBeside(withEntry({ config: { dreaming: { enabled: false } } }), "tinmem"), false);
+  assert.equal(memoryCoreLoadsBeside(withEntry({ config: { dreaming: { enabled: " FALSE " } } }), "tinmem"), false);
+  // memory-core turned off or denied, plugins off, or another plugin in the slot
+  const entries = { tinmem: {}, "memory-core": { enabled: false } };
+  assert.equal(memoryCoreLoadsBeside({ plugins: { slots: { memory: "tinmem" }, entries } }, "tinmem"), false);
+  assert.equal(memoryCoreLoadsBeside(withEntry({}, { deny: ["memory-core"] }), "tinmem"), false);
+  assert.equal(memoryCoreLoadsBeside(withEntry({}, { enabled: false }), "tinmem"), false);
+  assert.equal(memoryCoreLoadsBeside({ plugins: { slots: { memory: "memory-core" } } }, "tinmem"), false);
+  assert.equal(memoryCoreLoadsBeside({}, "tinmem"), false);
 });
 
 test("workspace memory files are the agent's; anything else, or outside, is untrusted", async (t) => {
