@@ -24,8 +24,6 @@ import pyarrow.compute as pc
 from openclaw_tinmem.errors import StoreError
 from openclaw_tinmem.models import validate_memory_id
 
-TIMESTAMP_TYPE = 'Timestamp(Microsecond, Some("UTC"))'
-
 
 @dataclass(frozen=True)
 class CommitResult:
@@ -35,9 +33,13 @@ class CommitResult:
 
 
 def timestamp_literal(moment: datetime) -> str:
-    """``moment`` as a SQL literal of the table's timestamp type."""
+    """``moment`` as a SQL timestamp literal, to the microsecond the table keeps, in UTC.
+
+    A plain literal with its offset, not ``arrow_cast`` to the column's type: LanceDB 0.41
+    no longer simplifies ``arrow_cast`` inside a merge's condition and fails every such write
+    ("arrow_cast should have been simplified to cast")."""
     text = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-    return f"arrow_cast(timestamp '{text}', '{TIMESTAMP_TYPE}')"
+    return f"timestamp '{text}+00:00'"
 
 
 def unchanged_condition(expected: Mapping[str, datetime]) -> str:

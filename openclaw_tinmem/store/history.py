@@ -43,6 +43,7 @@ from lancedb.index import BTree
 
 from openclaw_tinmem.models import Memory, utc_now
 from openclaw_tinmem.store.compaction import optimize_table
+from openclaw_tinmem.store.conditional import timestamp_literal
 from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.schema import HISTORY_TABLE
@@ -50,7 +51,6 @@ from openclaw_tinmem.store.schema import HISTORY_TABLE
 logger = logging.getLogger("openclaw_tinmem")
 FLUSH_SECONDS = 0.5
 FLUSH_EVENTS = 256
-UTC_MICROSECONDS = 'Timestamp(Microsecond, Some("UTC"))'
 # what a restore rebuilds a memory from; access statistics and vectors are not history
 STATE_FIELDS = (
     "id",
@@ -269,8 +269,7 @@ class HistoryLog:
     def prune(self, retention: timedelta, version_retention: timedelta) -> None:
         """Drop events older than ``retention``, then compact the table."""
         self.flush()
-        cutoff = (utc_now() - retention).strftime("%Y-%m-%d %H:%M:%S")
-        self.table.delete(f"at < arrow_cast(timestamp '{cutoff}', '{UTC_MICROSECONDS}')")
+        self.table.delete(f"at < {timestamp_literal(utc_now() - retention)}")
         optimize_table(self.table, version_retention)
 
 

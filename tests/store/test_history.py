@@ -1,6 +1,7 @@
 """The history of memories: an event for every action, and restoring from it."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -9,9 +10,9 @@ from openclaw_tinmem.config import Settings
 from openclaw_tinmem.errors import AccessDeniedError, InvalidArgumentError, NotFoundError
 from openclaw_tinmem.llm import LLMClient
 from openclaw_tinmem.maintenance import import_memories
-from openclaw_tinmem.models import Category
+from openclaw_tinmem.models import Category, utc_now
 from openclaw_tinmem.service import MemoryService
-from openclaw_tinmem.store.history import HistoryAction
+from openclaw_tinmem.store.history import HistoryAction, HistoryEvent
 from openclaw_tinmem.testing import FakeLLM, Reply
 from openclaw_tinmem.tools.toolbox import build_toolbox
 from openclaw_tinmem.write.dedup import LLMJudge
@@ -213,3 +214,16 @@ def test_the_owner_reads_the_history_of_a_memory_gone_without_an_event(
     assert created.after is None and "not kept" in created.note
     with pytest.raises(NotFoundError):
         service.history(memory.id, identity=Identity(agent_id="b"))
+
+
+def test_pruning_drops_the_events_older_than_the_retention_and_keeps_the_rest(
+    service: MemoryService,
+) -> None:
+    memory_id = service.remember("The user likes tea.", Category.PREFERENCES).memory.id
+    old = HistoryEvent(
+        memory_id, HistoryAction.UPDATED, note="old", at=utc_now() - timedelta(days=3)
+    )
+    service.store.history.append([old])
+    service.store.history.prune(timedelta(days=2), timedelta(0))
+    assert [event.note for event in service.store.history.events(memory_id)] == [""]
+    assert actions(service, memory_id) == [HistoryAction.CREATED]
