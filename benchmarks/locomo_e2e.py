@@ -24,7 +24,8 @@ With ``--fold`` every episode is folded into its session's memory and forgotten 
 questions, as episode retention does once episodes are old: what a user gets from sessions
 older than ``episode_retention_days`` (a folded session counts for a message only where what
 was shown holds its words: ``e2e_coverage``). With ``--keep DIR`` the store is built in
-``DIR`` (a new directory) and left there, to be read again without replaying.
+``DIR`` (a new directory) and left there; ``--reuse DIR`` asks the questions of it again
+(with other ``--set`` recall settings, say) without replaying.
 """
 
 from __future__ import annotations
@@ -294,11 +295,17 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, help="build the store in this (new) directory and keep it"
     )
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        help="ask the questions of a store --keep left, without replaying (other recall "
+        "settings on the same memories; capture and store figures are not measured)",
+    )
     arguments = parser.parse_args()
     conversations = load(arguments.path)[: arguments.conversations]
     if arguments.keep:
         arguments.keep.mkdir(parents=True)
-    root = arguments.keep or Path(tempfile.mkdtemp(prefix="tinmem-e2e-"))
+    root = arguments.reuse or arguments.keep or Path(tempfile.mkdtemp(prefix="tinmem-e2e-"))
     llm = FakeLLM() if arguments.llm else None
     try:
         values: dict[str, Any] = {
@@ -327,7 +334,8 @@ def main() -> None:
         with Progress() as progress:
             task = progress.add_task("replaying", total=len(conversations))
             for conversation in conversations:
-                replay(host, plugin, conversation, arguments.roles, replies, replayed)
+                if not arguments.reuse:
+                    replay(host, plugin, conversation, arguments.roles, replies, replayed)
                 progress.advance(task)
             replay_seconds = time.perf_counter() - started
             if arguments.fold:  # every episode folded by session, as retention does
@@ -386,11 +394,12 @@ def main() -> None:
         store = plugin.service.store
         kept = store.count()
         raw_bytes = store_bytes(root / "db")
-        # upkeep keeping no older version, of the memories and of their history: the store
-        # as it settles once version_retention_seconds have passed
-        store.purge()
-        store.history.flush()
-        store.history.prune(timedelta(days=settings.history_retention_days), timedelta(0))
+        if not arguments.reuse:
+            # upkeep keeping no older version, of the memories and of their history: the
+            # store as it settles once version_retention_seconds have passed
+            store.purge()
+            store.history.flush()
+            store.history.prune(timedelta(days=settings.history_retention_days), timedelta(0))
         report = summary(asked, off_topic, replayed, kept, store_bytes(root / "db"))
         report.update(
             data=str(arguments.path),
@@ -414,7 +423,7 @@ def main() -> None:
     finally:
         if llm is not None:
             llm.__exit__(None, None, None)
-        if not arguments.keep:
+        if not (arguments.keep or arguments.reuse):
             shutil.rmtree(root, ignore_errors=True)
 
 

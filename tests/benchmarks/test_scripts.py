@@ -350,17 +350,21 @@ def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(data))
     output = tmp_path / "e2e.json"
-    subprocess.run(
-        [sys.executable, "-m", "benchmarks.locomo_e2e", str(path), "--output", str(output)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    kept = tmp_path / "kept"
+    e2e = [sys.executable, "-m", "benchmarks.locomo_e2e", str(path), "--output", str(output)]
+    subprocess.run([*e2e, "--keep", str(kept)], check=True, capture_output=True, timeout=600)
     report = json.loads(output.read_text())
     assert report["turns"] == report["captured_turns"] == 8  # two speakers, roles swapped
     assert report["questions"] == 2
     assert report["recall_coverage"] == 100.0  # found through the memories' message ids
     assert report["off_topic_without_block"] == 100.0  # names neither store has heard of
+
+    # the kept store asked again, with another recall setting, replays nothing
+    changed = ["--reuse", str(kept), "--set", "rerank=false"]
+    subprocess.run([*e2e, *changed], check=True, capture_output=True, timeout=600)
+    again = json.loads(output.read_text())
+    assert again["turns"] == 0 and again["memories_kept"] == report["memories_kept"]
+    assert again["recall_coverage"] == 100.0 and again["settings"] == ["rerank=false"]
 
     subprocess.run(
         [
