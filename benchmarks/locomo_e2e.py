@@ -33,11 +33,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,9 +46,9 @@ from rich.progress import Progress
 
 from benchmarks.common import save_results
 from benchmarks.e2e_coverage import coverage, shown_coverage
+from benchmarks.e2e_report import Asked, OffTopic, Replay, percentile, summary
 from benchmarks.e2e_sweep import assistant_probe, floor_sweep, sweep_summary
 from benchmarks.locomo_data import Conversation, Turn, load
-from benchmarks.locomo_report import CATEGORY_NAMES
 from openclaw_tinmem.capture.transcripts import LOCOMO_SECONDS_BETWEEN
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message, PromptBuildEvent, ToolRegistration
@@ -102,15 +101,6 @@ class TimedHost(Host):
         return result
 
 
-@dataclass
-class Replay:
-    """What replaying the conversations cost and kept."""
-
-    turns: int = 0  # the conversations' turns (each replayed once per role order)
-    captures: int = 0  # turns handed to capture
-    post_turn_ms: list[float] = field(default_factory=list)
-
-
 def replay(
     host: TimedHost,
     plugin: TinmemPlugin,
@@ -140,28 +130,6 @@ def replay(
 
 def agent_of(conversation: Conversation) -> str:
     return f"bench-{conversation.sample_id}"
-
-
-@dataclass
-class Asked:
-    """The answers to one question."""
-
-    conversation: int
-    category: int
-    block_found: float
-    recall_found: float
-    block_tokens: int
-    block_shown: float = 0.0  # the share of evidence turns whose words the block holds
-    by_floor: list[tuple[float, int]] = field(default_factory=list)  # (coverage, tokens)
-
-
-@dataclass
-class OffTopic:
-    """A question asked of another conversation's agent: did it get a block?"""
-
-    conversation: int
-    got_block: bool
-    by_floor: list[bool] = field(default_factory=list)
 
 
 @dataclass
@@ -214,53 +182,6 @@ def extraction_reply(body: dict[str, Any]) -> Reply:
         first = turn.splitlines()[0][:200] if turn else "an exchange"
         return Reply({"episode": {"headline": first, "summary": turn[:400]}, "memories": []})
     return Reply({"memories": [], "decisions": []})
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * (len(ordered) - 1) + 0.5))] if ordered else 0.0
-
-
-def summary(
-    asked: Sequence[Asked],
-    off_topic: Sequence[OffTopic],
-    replayed: Replay,
-    kept: int,
-    bytes_after_upkeep: int,
-) -> dict[str, Any]:
-    def share(values: Sequence[float]) -> float:
-        return round(100 * statistics.fmean(values), 1) if values else 0.0
-
-    tokens = [a.block_tokens for a in asked if a.block_tokens]
-    by_category = {
-        CATEGORY_NAMES[c]: {
-            "questions": len([a for a in asked if a.category == c]),
-            "block": share([a.block_found for a in asked if a.category == c]),
-            "block_shown": share([a.block_shown for a in asked if a.category == c]),
-            "recall": share([a.recall_found for a in asked if a.category == c]),
-        }
-        for c in (1, 2, 3, 4)
-    }
-    return {
-        "questions": len(asked),
-        "block_coverage": share([a.block_found for a in asked]),
-        "block_shown": share([a.block_shown for a in asked]),
-        "recall_coverage": share([a.recall_found for a in asked]),
-        "by_category": by_category,
-        "questions_with_block": share([1.0 if a.block_tokens else 0.0 for a in asked]),
-        "block_tokens_mean": round(statistics.fmean(tokens), 1) if tokens else 0,
-        "block_tokens_p95": percentile(tokens, 0.95),
-        "off_topic_without_block": share([0.0 if item.got_block else 1.0 for item in off_topic]),
-        "turns": replayed.turns,
-        "captured_turns": replayed.captures,
-        "memories_kept": kept,
-        "memories_per_100_turns": round(100 * kept / max(replayed.turns, 1), 1),
-        "post_turn_ms_p50": round(percentile(replayed.post_turn_ms, 0.5), 1),
-        "post_turn_ms_p95": round(percentile(replayed.post_turn_ms, 0.95), 1),
-        "store_mb_per_1000_turns": round(
-            bytes_after_upkeep / 1e6 * 1000 / max(replayed.turns, 1), 2
-        ),
-    }
 
 
 def main() -> None:
@@ -400,18 +321,23 @@ def main() -> None:
             store.purge()
             store.history.flush()
             store.history.prune(timedelta(days=settings.history_retention_days), timedelta(0))
-        report = summary(asked, off_topic, replayed, kept, store_bytes(root / "db"))
+        report = summary(
+            asked, off_topic, None if arguments.reuse else replayed, kept, store_bytes(root / "db")
+        )
         report.update(
             data=str(arguments.path),
             roles=arguments.roles,
             llm=bool(llm),
             conversations=len(conversations),
-            replay_seconds=round(replay_seconds, 1),
-            store_mb_before_upkeep=round(raw_bytes / 1e6, 2),
-            agent_end_ms_p95=round(percentile(host.agent_end_ms, 0.95), 2),
             llm_requests=len(llm.requests) if llm else 0,
             settings=arguments.overrides,
         )
+        if not arguments.reuse:
+            report.update(
+                replay_seconds=round(replay_seconds, 1),
+                store_mb_before_upkeep=round(raw_bytes / 1e6, 2),
+                agent_end_ms_p95=round(percentile(host.agent_end_ms, 0.95), 2),
+            )
         if arguments.fold:
             report["episodes_folded"] = folded
         if arguments.sweep:

@@ -28,8 +28,9 @@ from typing import Any
 
 from rich.progress import Progress
 
+from benchmarks.e2e_report import Replay
 from benchmarks.locomo_data import Conversation, load
-from benchmarks.locomo_e2e import Replay, TimedHost, agent_of, replay
+from benchmarks.locomo_e2e import TimedHost, agent_of, replay
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.events import HookContext, Message, ToolRegistration
 from openclaw_tinmem.plugin.hookimpls import TinmemPlugin
