@@ -57,6 +57,7 @@ PERSONAL_SCOPE_PREFIXES = ("agent:", "user:")  # one agent's or user's own: not 
 # the tag of an episode: an exchange kept as it was said (capture.episodes), never merged
 EPISODE_TAG = "episode"
 FOLDED_TAG = "folded-session"  # a session's expired episodes, folded into one (write.folding)
+INSTRUCTION_TAG = "instruction"  # a standing instruction to the agent (recall.instructions)
 MAX_CONTENT_CHARACTERS = 20_000  # the longest content a memory holds, on every write path
 _SCOPE_PATTERN = re.compile(
     r"^(?:global|(?:agent|user|project|custom):[A-Za-z0-9][A-Za-z0-9._@+\-~]{0,127})$"

@@ -2,6 +2,11 @@
 
 Only the user's own statements are considered (never the assistant's), questions are ignored,
 and each rule says which category a match belongs to and how important it is.
+
+A *standing instruction* — the user telling the agent how to answer from now on ("Always
+include the narrator when I ask about audiobooks", "Never suggest pork", "From now on, answer
+in French") — is kept as a preference tagged ``instruction``, as important as a request to
+remember: it applies to every later request of its kind, however that is worded.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from openclaw_tinmem.models import Category, Draft
+from openclaw_tinmem.models import INSTRUCTION_TAG, Category, Draft
 from openclaw_tinmem.text import split_sentences
 
 
@@ -18,14 +23,52 @@ class CaptureRule:
     pattern: re.Pattern[str]
     category: Category
     importance: float
+    tags: tuple[str, ...] = ()
+
+    def matches(self, sentence: str) -> bool:
+        if self.tags == (INSTRUCTION_TAG,):
+            return _is_instruction(self.pattern, sentence)
+        return self.pattern.search(sentence) is not None
 
 
 def _rule(pattern: str, category: Category, importance: float) -> CaptureRule:
     return CaptureRule(re.compile(pattern, re.IGNORECASE), category, importance)
 
 
+# Said to the agent at the start of a sentence: "(please) always …", "never …", "from now on
+# …", "whenever I ask about X, …", then a verb ("never mind" is not an instruction).
+_INSTRUCTION = re.compile(
+    r"^(?:(?:please|and|also|so|oh|ok|okay)\b[,]?\s+)*(?!never\s+mind\b)"
+    r"(?:always|never|don't ever|do not ever|from now on|going forward|henceforth|"
+    r"(?:when(?:ever)?|every time|each time|any time) i (?:ask|mention|bring up|talk) about)"
+    r"\b[,]?\s*(?P<next>[\w'’]+)?",
+    re.IGNORECASE,
+)
+# A sentence that opens so but tells of something ("Never saw this coming", "Always here to
+# help", "Always been curious"): the next word is not an instruction's verb.
+_NOT_A_REQUEST = frozenset(
+    """a an the here there been had was were is am are be did said saw thought knew felt got
+    went made loved liked wanted good great happy glad nice fun up so too just such""".split()  # noqa: SIM905
+)
+_ADDRESSED = re.compile(r"\b(?:i|me|my|you|your|we|us|our)\b", re.IGNORECASE)
+
+
+def _is_instruction(pattern: re.Pattern[str], sentence: str) -> bool:
+    """A standing instruction: it opens as one, its next word may be a verb, and it is about
+    the two who talk ("when I ask…", "… to me", "your answers")."""
+    match = pattern.match(sentence)
+    if match is None:
+        return False
+    following = (match.group("next") or "").lower()
+    verb = following not in _NOT_A_REQUEST and not following.endswith(("ed", "ing"))
+    return verb and _ADDRESSED.search(sentence) is not None
+
+
+EXPLICIT_IMPORTANCE = 0.8
+
 # First match wins: explicit requests, then identity, decisions, problems, habits, projects, tastes.
 RULES: tuple[CaptureRule, ...] = (
+    CaptureRule(_INSTRUCTION, Category.PREFERENCES, EXPLICIT_IMPORTANCE, (INSTRUCTION_TAG,)),
     _rule(
         r"\b(?:my name is|call me|i am \d+|i'm \d+|i live in|i'm based in|i am based in|"
         r"i(?:'m| am) from|i work (?:as|at|for)|my (?:job|role|title) is|i(?:'m| am) an? "
@@ -70,12 +113,27 @@ _REMEMBER = re.compile(
     r"^\s*(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+(.+)$",
     re.IGNORECASE | re.DOTALL,
 )
-EXPLICIT_IMPORTANCE = 0.8
 MIN_SENTENCE_WORDS = 4
 
 
+# "I prefer e-books, can you help me find some?": a statement, then a request of the agent.
+_TRAILING_REQUEST = re.compile(
+    r",\s+(?:(?:so|and|but)\s+)?(?:can|could|would|will)\s+you\b[^,]*\?$", re.IGNORECASE
+)
+
+
+def statement_of(sentence: str) -> str | None:
+    """What a sentence states: itself, or of a question, what comes before a request that
+    ends it ("I prefer Excel for control, so can you help me…?" states "I prefer Excel for
+    control"); None for a question that states nothing."""
+    if not sentence.endswith("?"):
+        return sentence
+    request = _TRAILING_REQUEST.search(sentence)
+    return sentence[: request.start()].strip() + "." if request else None
+
+
 def classify(sentence: str) -> CaptureRule | None:
-    return next((rule for rule in RULES if rule.pattern.search(sentence)), None)
+    return next((rule for rule in RULES if rule.matches(sentence)), None)
 
 
 def extract_by_rules(user_text: str) -> list[Draft]:
@@ -83,8 +141,9 @@ def extract_by_rules(user_text: str) -> list[Draft]:
     or looping message repeats it, is one statement, not one write and merge per copy)."""
     candidates: list[Draft] = []
     seen: set[str] = set()
-    for sentence in split_sentences(user_text):
-        if sentence.endswith("?") or len(sentence.split()) < MIN_SENTENCE_WORDS:
+    for said in split_sentences(user_text):
+        sentence = statement_of(said)
+        if sentence is None or len(sentence.split()) < MIN_SENTENCE_WORDS:
             continue
         key = " ".join(sentence.casefold().split())
         if key in seen:
@@ -99,5 +158,7 @@ def extract_by_rules(user_text: str) -> list[Draft]:
             continue
         rule = classify(sentence)
         if rule is not None:
-            candidates.append(Draft(sentence, rule.category, importance=rule.importance))
+            candidates.append(
+                Draft(sentence, rule.category, importance=rule.importance, tags=rule.tags)
+            )
     return candidates

@@ -35,3 +35,42 @@ def test_what_the_user_cannot_or_will_not_eat_is_a_preference_however_it_is_said
 def test_a_sentence_repeated_is_one_statement() -> None:
     drafts = extract_by_rules("I work at ACME. " * 50 + "I work at  acme. I live in Porto.")
     assert [draft.content for draft in drafts] == ["I work at ACME.", "I live in Porto."]
+
+
+def test_a_standing_instruction_to_the_agent_is_an_important_preference() -> None:
+    for text in (
+        "Always include data encryption details when I ask about data privacy.",
+        "Please always confirm allergy information when I ask about snack options.",
+        "From now on, answer me in French.",
+        "Whenever I ask about trains, give me the Berlin times.",
+        "Never suggest pork dishes to me.",
+    ):
+        (found,) = extract_by_rules(text)
+        assert found.category is Category.PREFERENCES, text
+        assert found.tags == ("instruction",) and found.importance == 0.8, text
+        assert found.content == text
+
+
+def test_a_sentence_that_only_opens_like_an_instruction_is_not_one() -> None:
+    for text in (
+        "Never mind, I figured it out myself.",
+        "Never saw this coming at all!",
+        "Always here to help you out.",
+        "Always happy to share them with you.",
+        "Always been interested in other countries and I'm excited.",
+        "When I asked him about it, he laughed.",
+        "Always include the salt when baking bread.",  # a saying, to no one
+    ):
+        assert all(draft.tags == () for draft in extract_by_rules(text)), text
+    (habit,) = extract_by_rules("I always walk to work in the morning.")
+    assert habit.category is Category.PATTERNS and habit.tags == ()
+
+
+def test_a_statement_before_a_request_of_the_agent_is_kept_without_the_request() -> None:
+    (found,) = extract_by_rules(
+        "I prefer e-books for their portability, so can you help me find a few for winter?"
+    )
+    assert found.category is Category.PREFERENCES
+    assert found.content == "I prefer e-books for their portability."
+    # a question that states nothing is still ignored
+    assert extract_by_rules("Do I prefer e-books, or would you say print suits me?") == []
