@@ -23,12 +23,12 @@ from openclaw_tinmem.models import (
     Memory,
     Source,
     WriteOutcome,
-    is_full_id,
     normalise_tags,
     utc_now,
-    validate_memory_reference,
 )
+from openclaw_tinmem.recall.instructions import ConditionVectors, standing_instructions
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
+from openclaw_tinmem.store import references
 from openclaw_tinmem.store.history import HistoryEvent
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.text import is_small_talk
@@ -102,6 +102,7 @@ class MemoryService:
             self._write_pool,
         )
         self.access_stats = AccessRecorder(store, settings.access_write_seconds)
+        self._conditions = ConditionVectors(embedder)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryService:
@@ -195,6 +196,29 @@ class MemoryService:
             self.access_stats.recalled([hit.memory.id for hit in hits], now)
         return hits
 
+    def standing_instructions(
+        self,
+        message: str,
+        *,
+        identity: Identity | None = None,
+        allows: Callable[[Memory], bool] | None = None,
+    ) -> list[Hit]:
+        """The user's standing instructions for requests such as ``message``: those whose
+        condition is close to it (``recall.instructions``; none with the floor at 0)."""
+        floor = self.settings.injection_instruction_min_similarity
+        readable = self.access(identity).scopes_to_read(None)
+        if not floor or not message.strip() or is_small_talk(message) or readable == []:
+            return []
+        vector = self.embedder.embed_query(message)
+        return standing_instructions(
+            self.store,
+            self._conditions,
+            vector,
+            scopes=readable,
+            allows=allows,
+            min_similarity=floor,
+        )
+
     # ----------------------------------------------------------------- writes
 
     def remember(
@@ -256,26 +280,8 @@ class MemoryService:
 
     def resolve_id(self, memory_id: str, *, identity: Identity | None = None) -> str:
         """The full id a UUID or a unique prefix (8+ characters) names, among the memories the
-        caller may read; an ambiguous prefix is an error listing the matches."""
-        reference = validate_memory_reference(memory_id)
-        if is_full_id(reference):
-            return reference
-        access = self.access(identity)
-        matches = [
-            memory.id
-            for memory in self.store.get(self.store.snapshot().ids_starting(reference)).values()
-            if access.can_read(memory.scope)
-        ]
-        if not matches:
-            raise NotFoundError(f"no memory id starts with {reference}", field="id")
-        if len(matches) > 1:
-            raise InvalidArgumentError(
-                f"id prefix {reference} matches {len(matches)} memories: "
-                + ", ".join(sorted(matches)[:10])
-                + "; give more characters",
-                field="id",
-            )
-        return matches[0]
+        caller may read (``store.references``)."""
+        return references.resolve_id(self.store, memory_id, self.access(identity).can_read)
 
     def get(self, memory_id: str, *, identity: Identity | None = None) -> Memory:
         """The memory with this id (or unique id prefix), if the caller may read its scope."""

@@ -125,6 +125,14 @@ class Settings(RecallSettings, ModelSettings, StorageSettings):
         "embedding's cosine similarity to the message reaches this (0: inject whatever recall "
         "returns). Set for the bundled embedding model; measure again for another one",
     )
+    injection_instruction_min_similarity: float = Field(
+        0.65,
+        ge=0,
+        le=1,
+        description='A standing instruction ("always … when I ask about X") is injected when '
+        "the message's cosine similarity to its condition (X) reaches this (0: never). Set "
+        "for the bundled embedding model (docs/benchmarks.md)",
+    )
     injection_word_match_min_similarity: float = Field(
         0.55,
         ge=0,

@@ -26,7 +26,7 @@ from openclaw_tinmem.events import (
     SessionEvent,
     ToolRegistration,
 )
-from openclaw_tinmem.models import Hit
+from openclaw_tinmem.models import INSTRUCTION_TAG, Hit
 from openclaw_tinmem.plugin.hookspecs import hookimpl
 from openclaw_tinmem.plugin.lazy_tools import LazyToolbox
 from openclaw_tinmem.plugin.parts import PluginParts, fallback_journal_path
@@ -64,7 +64,8 @@ class TinmemPlugin(PluginParts):
         (``recall.exposure``: untrusted, private, another user's), kept to what is worth
         injecting: close to the
         message in meaning, or relevant to it by the cross-encoder, and about what it names
-        (``scoring.worth_injecting``)."""
+        (``scoring.worth_injecting``); first, the user's standing instructions for requests
+        such as this one (``recall.instructions``)."""
         settings = self.settings
         query = prompt.strip()[: settings.max_query_characters]
         hits = self.service.recall(
@@ -77,7 +78,16 @@ class TinmemPlugin(PluginParts):
             min_neighbourhood=settings.injection_min_neighbourhood if settings.rerank else None,
         )
         floors = InjectionFloors.from_settings(settings) if settings.rerank else None
-        return worth_injecting(query, hits, floors)
+        instructions = self.service.standing_instructions(
+            query, identity=Identity.from_context(ctx), allows=InjectionPolicy(settings, ctx).allows
+        )
+        # an instruction comes by its condition alone: its words are about other requests
+        found = [
+            hit
+            for hit in worth_injecting(query, hits, floors)
+            if INSTRUCTION_TAG not in hit.memory.tags
+        ]
+        return [*instructions, *found]
 
     @hookimpl
     def before_prompt_build(

@@ -363,7 +363,8 @@ def test_locomo_e2e_replays_through_the_hooks_and_finds_evidence_by_provenance(
     changed = ["--reuse", str(kept), "--set", "rerank=false"]
     subprocess.run([*e2e, *changed], check=True, capture_output=True, timeout=600)
     again = json.loads(output.read_text())
-    assert again["turns"] == 0 and again["memories_kept"] == report["memories_kept"]
+    assert again["memories_kept"] == report["memories_kept"]
+    assert "turns" not in again and "store_mb_per_1000_turns" not in again  # not measured
     assert again["recall_coverage"] == 100.0 and again["settings"] == ["rerank=false"]
 
     subprocess.run(
@@ -392,3 +393,37 @@ def test_first_turn_benchmark_times_a_cold_bridge_until_it_recalls(settings: Set
     service.remember(FACT, Category.PROFILE, scope="agent:main")
     service.close()
     assert 0 < cold_start_ms(settings) < 60_000
+
+
+def test_instruction_floor_scores_the_instructions_questions_and_holds_each_out(
+    embedder: FastEmbedEmbedder,
+) -> None:
+    from benchmarks.instruction_floor import FLOORS, closeness, instructions_of, report
+
+    def chat(name: str, instruction: str, asked: str) -> Conversation:
+        conversation = Conversation(name)
+        date = "1:56 pm on 8 May, 2023"
+        conversation.turns = [
+            Turn("D1:1", 1, "user", instruction, date),
+            Turn("D1:2", 1, "assistant", "Understood, I will.", date),
+        ]
+        conversation.questions = [Question(asked, ["D1:1"], 3)]
+        return conversation
+
+    books = chat(
+        "books",
+        "Always include the narrator when I ask about audiobook recommendations.",
+        "Can you recommend some audiobooks?",
+    )
+    plants = chat(
+        "plants",
+        "Always mention the watering schedule when I ask about houseplant care.",
+        "How should I look after my fern?",
+    )
+    assert list(instructions_of(books)) == ["D1:1"]
+    found = closeness([books, plants], embedder, whole=False)
+    assert len(found[0].asked) == 1 and len(found[0].off_topic) == 1
+    assert found[0].asked[0] > found[0].off_topic[0]  # its own request is closer
+    result = report(found)
+    assert all(item["floor"] in FLOORS for item in result["held_out"])
+    assert result["by_floor"]["0.58"] == {"instruction_given": 100.0, "off_topic_given": 0.0}

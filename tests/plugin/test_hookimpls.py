@@ -476,3 +476,60 @@ def test_no_session_summary_without_an_llm(plugin_settings: Settings, make_plugi
     host.end_session(session)
     assert plugin.journal.pending(due_only=False) == []
     assert all("session" not in memory.tags for memory in plugin.service.store.list_memories())
+
+
+@pytest.mark.parametrize("instruction_floor", [0.65, 0.0])
+def test_a_standing_instruction_comes_with_the_requests_it_is_about(
+    plugin_settings: Settings, make_plugin, instruction_floor: float
+) -> None:  # type: ignore[no-untyped-def]
+    # every other way into the block shut: only the instructions' own path injects
+    floors = {
+        "injection_min_similarity": 1.0,
+        "injection_word_match_min_similarity": 1.0,
+        "injection_min_relevance": 1.0,
+        "injection_instruction_min_similarity": instruction_floor,
+    }
+    plugin = make_plugin(plugin_settings.model_copy(update=floors))
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    first = host.start_session(agent_id="main", user_id="ana")
+    host.turn(first, "Always include the narrator when I ask about audiobook recommendations.")
+    host.turn(first, "I'm planning a garden with tomatoes and basil this spring.")
+    host.end_session(first)
+    (instruction,) = [m for m in plugin.service.store.list_memories() if "instruction" in m.tags]
+    assert instruction.category is Category.PREFERENCES and instruction.importance == 0.8
+    second = host.start_session(agent_id="main", user_id="ana")
+    host.turn(second, "Can you suggest a few good audiobooks for my commute?")
+    if not instruction_floor:  # the instructions' path off
+        assert second.last_injected is None
+        return
+    assert second.last_injected is not None and "include the narrator" in second.last_injected
+    host.turn(second, "How do I fix a flat tyre on my bike?")
+    assert second.last_injected is None
+    other = host.start_session(agent_id="elsewhere", user_id="bo")  # another agent's scope
+    host.turn(other, "Can you suggest a few good audiobooks for my commute?")
+    assert other.last_injected is None
+
+
+def test_an_instruction_is_never_injected_for_its_words_alone(
+    plugin_settings: Settings, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    # its words are about other requests: close to them in meaning, it would come with
+    # every message of a conversation about them (BEAM: 29.0 -> 21.6 % silence)
+    off = {"injection_instruction_min_similarity": 0.0}
+    plugin = make_plugin(plugin_settings.model_copy(update=off))
+    plugin.service.remember(
+        "Always include the narrator when I ask about audiobook recommendations.",
+        Category.PREFERENCES,
+        scope="agent:main",
+        tags=["instruction"],
+    )
+    plugin.service.remember(
+        "User prefers audiobooks narrated by their authors.",
+        Category.PREFERENCES,
+        scope="agent:main",
+    )
+    ctx = HookContext(agent_id="main")
+    hits = plugin.recall_for_prompt("Which audiobook narrators do I like?", ctx)
+    assert [hit.memory.content for hit in hits] == [
+        "User prefers audiobooks narrated by their authors."
+    ]

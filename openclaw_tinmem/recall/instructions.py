@@ -1,0 +1,104 @@
+"""Standing instructions: what the user told the agent to do on requests of a kind.
+
+"Always include the narrator when I ask about audiobook recommendations" is not an answer to
+"Can you suggest some audiobooks?" — a question-answering cross-encoder scores it near 0, and
+the whole sentence is only loosely close to the request in meaning — yet it is the memory
+that request most needs. Capture keeps such a sentence as a preference tagged
+``instruction`` (``capture.rules``; the LLM is asked to tag it so too). Before each turn,
+automatic recall compares the message with the instruction's *condition* — "audiobook
+recommendations", the words after "when I ask about" (the whole instruction when it names
+none) — and injects the instruction when they are close: on BEAM's chats, the condition
+separates the requests an instruction is about from other conversations' questions far
+better than the whole sentence does (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from openclaw_tinmem.encoders.dense import Embedder, Vector
+from openclaw_tinmem.models import INSTRUCTION_TAG, Category, Hit, MatchKind, Memory
+from openclaw_tinmem.store.table import MemoryStore
+
+MAX_INSTRUCTIONS = 50  # the most recently updated a recall reads, of the scopes it may
+CONDITION_CACHE_SIZE = 1024  # conditions whose embeddings are kept between recalls
+_CONDITION = re.compile(
+    r"\b(?:when(?:ever)?|every time|each time|any time|if) i (?:ask|mention|bring up|talk|"
+    r"request|need help) (?:you )?(?:about|for|with|on)?\s*(?P<condition>[^.,;!?]+)",
+    re.IGNORECASE,
+)
+
+
+def condition_of(instruction: str) -> str:
+    """The kind of request an instruction is about: the words after "when I ask about",
+    else the whole instruction."""
+    match = _CONDITION.search(instruction)
+    condition = match.group("condition").strip() if match else ""
+    return condition or instruction.strip()
+
+
+class ConditionVectors:
+    """The embeddings of instructions' conditions, the most recently used kept."""
+
+    def __init__(self, embedder: Embedder, capacity: int = CONDITION_CACHE_SIZE) -> None:
+        self.embedder = embedder
+        self.capacity = capacity
+        self._vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, conditions: Sequence[str]) -> list[Vector]:
+        with self._lock:
+            missing = [text for text in dict.fromkeys(conditions) if text not in self._vectors]
+        fresh = list(self.embedder.embed_documents(missing)) if missing else []
+        with self._lock:
+            for text, vector in zip(missing, fresh, strict=True):
+                self._vectors[text] = vector
+                while len(self._vectors) > self.capacity:
+                    self._vectors.popitem(last=False)
+            found = []
+            for text in conditions:
+                self._vectors.move_to_end(text)
+                found.append(self._vectors[text])
+        return found
+
+
+def cosine(first: Vector, second: Vector) -> float:
+    norms = float(np.linalg.norm(first)) * float(np.linalg.norm(second))
+    return float(np.dot(first, second)) / norms if norms else 0.0
+
+
+def standing_instructions(
+    store: MemoryStore,
+    conditions: ConditionVectors,
+    query_vector: Vector,
+    *,
+    scopes: Sequence[str] | None,
+    allows: Callable[[Memory], bool] | None,
+    min_similarity: float,
+) -> list[Hit]:
+    """The standing instructions in ``scopes`` whose condition is at least ``min_similarity``
+    close to the message (as its embedding ``query_vector``), closest first."""
+    _, found = store.page(
+        scopes=scopes,
+        categories=[Category.PREFERENCES],
+        tags=[INSTRUCTION_TAG],
+        limit=MAX_INSTRUCTIONS,
+    )
+    found = [memory for memory in found if allows is None or allows(memory)]
+    if not found:
+        return []
+    vectors = conditions.of([condition_of(memory.content) for memory in found])
+    scored = [
+        (cosine(query_vector, vector), memory)
+        for memory, vector in zip(found, vectors, strict=True)
+    ]
+    return [
+        Hit(memory, similarity, similarity, MatchKind.VECTOR, similarity)
+        for similarity, memory in sorted(scored, key=lambda pair: -pair[0])
+        if similarity >= min_similarity
+    ]
