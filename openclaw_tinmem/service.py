@@ -26,7 +26,11 @@ from openclaw_tinmem.models import (
     normalise_tags,
     utc_now,
 )
-from openclaw_tinmem.recall.instructions import ConditionVectors, standing_instructions
+from openclaw_tinmem.recall.instructions import (
+    ConditionVectors,
+    instructions_first,
+    standing_instructions,
+)
 from openclaw_tinmem.recall.pipeline import RecallPipeline, RecallRequest
 from openclaw_tinmem.store import references
 from openclaw_tinmem.store.history import HistoryEvent
@@ -155,9 +159,12 @@ class MemoryService:
         identity: Identity | None = None,
         allows: Callable[[Memory], bool] | None = None,
         min_neighbourhood: float | None = None,
+        instructions: bool = False,
     ) -> list[Hit]:
         """The best memories for ``query`` in ``scopes`` (none named: every scope the caller
-        may read), best first; nothing for small talk. ``allows`` narrows what may be
+        may read), best first; nothing for small talk. With ``instructions`` (a search: the
+        ``memory_recall`` tool, ``tinmem recall``), the standing instructions for requests
+        such as ``query`` come first (``standing_instructions``). ``allows`` narrows what may be
         returned further (automatic injection's trust and privacy, ``recall.exposure``).
 
         Only memories related to the query are returned: those that share words with it and
@@ -194,19 +201,24 @@ class MemoryService:
         tracked = settings.track_access and not self.store.read_only
         if hits and tracked:
             self.access_stats.recalled([hit.memory.id for hit in hits], now)
+        if instructions and (not categories or Category.PREFERENCES in categories):
+            given = self.standing_instructions(query, scopes=scopes, identity=identity)
+            return instructions_first(given, hits, request.limit)
         return hits
 
     def standing_instructions(
         self,
         message: str,
         *,
+        scopes: Sequence[str] | None = None,
         identity: Identity | None = None,
         allows: Callable[[Memory], bool] | None = None,
     ) -> list[Hit]:
-        """The user's standing instructions for requests such as ``message``: those whose
-        condition is close to it (``recall.instructions``; none with the floor at 0)."""
+        """The user's standing instructions in ``scopes`` (none named: every readable one) for
+        requests such as ``message``: those whose condition is close to it
+        (``recall.instructions``; none with the floor at 0)."""
         floor = self.settings.injection_instruction_min_similarity
-        readable = self.access(identity).scopes_to_read(None)
+        readable = self.access(identity).scopes_to_read(scopes)
         if not floor or not message.strip() or is_small_talk(message) or readable == []:
             return []
         vector = self.embedder.embed_query(message)

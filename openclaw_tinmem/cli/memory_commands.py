@@ -161,6 +161,7 @@ def search(
             rerank=rerank,
             categories=[Category(c) for c in categories] or None,
             identity=state.identity,
+            instructions=True,
         )
     results = [hit.to_dict(Level(level)) for hit in hits]
     if as_json:

@@ -7,7 +7,8 @@ that request most needs. Capture keeps such a sentence as a preference tagged
 ``instruction`` (``capture.rules``; the LLM is asked to tag it so too). Before each turn,
 automatic recall compares the message with the instruction's *condition* — "audiobook
 recommendations", the words after "when I ask about" (the whole instruction when it names
-none) — and injects the instruction when they are close: on BEAM's chats, the condition
+none) — and injects the instruction when they are close (``memory_recall`` puts it ahead of
+what it finds): on BEAM's chats, the condition
 separates the requests an instruction is about from other conversations' questions far
 better than the whole sentence does (docs/benchmarks.md).
 """
@@ -102,3 +103,10 @@ def standing_instructions(
         for similarity, memory in sorted(scored, key=lambda pair: -pair[0])
         if similarity >= min_similarity
     ]
+
+
+def instructions_first(instructions: Sequence[Hit], hits: Sequence[Hit], limit: int) -> list[Hit]:
+    """What a search returns: the standing instructions for the request, then the other hits,
+    at most ``limit`` in all."""
+    given = {hit.memory.id for hit in instructions}
+    return [*instructions, *(hit for hit in hits if hit.memory.id not in given)][:limit]

@@ -92,6 +92,7 @@ class MemoryTools:
             categories=arguments.categories,
             limit=arguments.limit,
             identity=identity,
+            instructions=True,
         )
         level = Level(arguments.level)
         results = [hit.to_dict(level) for hit in hits]

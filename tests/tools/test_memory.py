@@ -174,3 +174,22 @@ def test_the_history_tool_is_off_by_default_and_lists_changes_when_on(
     tools.call("memory_update", {"id": stored.data["id"], "importance": 0.8})
     listed = tools.call("memory_history", {"id": stored.data["id"][:8]})
     assert [event["action"] for event in listed.data["events"]] == ["created", "updated"]
+
+
+def test_recall_puts_the_standing_instructions_for_the_request_first(toolbox: Toolbox) -> None:
+    instruction = "Always include the narrator when I ask about audiobook recommendations."
+    stored = [
+        ("I listened to Project Hail Mary on my commute and loved it.", "events", []),
+        ("User prefers science fiction audiobooks.", "preferences", []),
+        (instruction, "preferences", ["instruction"]),
+    ]
+    for content, category, tags in stored:
+        toolbox.call("memory_store", {"content": content, "category": category, "tags": tags})
+    asked = {"query": "Can you recommend me some audiobooks?", "limit": 2}
+    results = toolbox.call("memory_recall", asked).data["results"]
+    assert results[0]["text"] == instruction and len(results) == 2
+    # only where preferences are asked for, and only for requests of its kind
+    events = toolbox.call("memory_recall", {**asked, "categories": ["events"]}).data["results"]
+    assert all(result["category"] == "events" for result in events)
+    other = toolbox.call("memory_recall", {"query": "What did I think of the film?"})
+    assert instruction not in [result["text"] for result in other.data["results"]]
