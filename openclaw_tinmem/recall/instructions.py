@@ -28,9 +28,12 @@ from openclaw_tinmem.store.table import MemoryStore
 
 MAX_INSTRUCTIONS = 50  # the most recently updated a recall reads, of the scopes it may
 CONDITION_CACHE_SIZE = 1024  # conditions whose embeddings are kept between recalls
+# "when I ask about X", and as an LLM writes it, "when they ask about X", "whenever the user
+# asks for X"
 _CONDITION = re.compile(
-    r"\b(?:when(?:ever)?|every time|each time|any time|if) i (?:ask|mention|bring up|talk|"
-    r"request|need help) (?:you )?(?:about|for|with|on)?\s*(?P<condition>[^.,;!?]+)",
+    r"\b(?:when(?:ever)?|every time|each time|any time|if) (?:the )?[\w'’-]+ (?:asks?|mentions?|"
+    r"brings? up|talks?|requests?|needs? help)(?: you)? (?:about|for|with|on)?\s*"
+    r"(?P<condition>[^.,;!?]+)",
     re.IGNORECASE,
 )
 

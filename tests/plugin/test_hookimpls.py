@@ -533,3 +533,39 @@ def test_an_instruction_is_never_injected_for_its_words_alone(
     assert [hit.memory.content for hit in hits] == [
         "User prefers audiobooks narrated by their authors."
     ]
+
+
+def test_a_standing_instruction_the_llm_tags_comes_with_its_requests(
+    llm_settings: Settings, fake_llm: FakeLLM, make_plugin
+) -> None:  # type: ignore[no-untyped-def]
+    shut = {
+        "injection_min_similarity": 1.0,
+        "injection_word_match_min_similarity": 1.0,
+        "injection_min_relevance": 1.0,
+    }
+    plugin = make_plugin(llm_settings.model_copy(update=shut))
+    host = Host(load_plugins([plugin], entry_points=False), echo_model)
+    instruction = "User wants the narrator named when they ask about audiobook recommendations."
+    fake_llm.script(
+        Reply(
+            {
+                "memories": [
+                    {
+                        "category": "preferences",
+                        "headline": instruction,
+                        "summary": instruction,
+                        "content": instruction,
+                        "importance": 0.9,
+                        "tags": ["instruction", "audiobooks"],
+                    }
+                ]
+            }
+        )
+    )
+    first = host.start_session(agent_id="main")
+    host.turn(first, "Please always tell me the narrator when I ask you for audiobooks.")
+    assert plugin.flush()
+    second = host.start_session(agent_id="main")
+    fake_llm.script(Reply({"memories": []}))
+    host.turn(second, "Can you suggest a few good audiobooks for my commute?")
+    assert second.last_injected is not None and "narrator named" in second.last_injected

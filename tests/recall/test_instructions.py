@@ -12,6 +12,9 @@ def test_the_condition_is_the_kind_of_request_else_the_whole_instruction() -> No
         "Always include data encryption details when I ask about data privacy."
     ) == ("data privacy")
     assert condition_of("Whenever I ask about trains, give me the Berlin times.") == "trains"
+    # as an LLM writes it, in the third person
+    assert condition_of("User wants prices included when they ask about hotels.") == "hotels"
+    assert condition_of("Whenever the user asks for recipes, list the allergens.") == "recipes"
     assert condition_of("Never suggest pork dishes to me.") == "Never suggest pork dishes to me."
 
 
