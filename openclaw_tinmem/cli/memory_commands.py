@@ -28,6 +28,12 @@ from openclaw_tinmem.text import terminal_safe
     "--category", "categories", multiple=True, type=CATEGORY_CHOICE, help="Only these categories."
 )
 @click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    help="Only memories with this tag (repeatable; 'instruction': the standing instructions).",
+)
+@click.option(
     "--limit", default=50, show_default=True, type=click.IntRange(1), help="Most recent N memories."
 )
 @click.option("--wide", is_flag=True, help="Show full ids (by default their first 8 characters).")
@@ -37,6 +43,7 @@ def list_command(
     state: CliState,
     scopes: tuple[str, ...],
     categories: tuple[str, ...],
+    tags: tuple[str, ...],
     limit: int,
     wide: bool,
     as_json: bool,
@@ -54,6 +61,7 @@ def list_command(
         memories = state.service.list_memories(
             scopes=list(scopes) or None,
             categories=[Category(c) for c in categories] or None,
+            tags=list(tags),
             limit=limit,
             identity=state.identity,
         )

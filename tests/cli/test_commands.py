@@ -324,6 +324,17 @@ def test_list_shows_short_ids_that_show_and_update_accept(run) -> None:  # type:
     assert run("update", short, "--importance", "0.9").exit_code == 0
     assert json.loads(run("show", short, "--json").output)["importance"] == 0.9
     assert run("show", "abc").exit_code == 2
+    instruction = {
+        "content": "Always give prices in euros when I ask about hotels.",
+        "category": "preferences",
+        "tags": ["instruction"],
+    }
+    run("tool", "memory_store", json.dumps(instruction))
+    tagged = [
+        json.loads(line)
+        for line in run("list", "--tag", "instruction", "--json").output.splitlines()
+    ]
+    assert [memory["content"] for memory in tagged] == [instruction["content"]]
 
 
 def test_bulk_forget_previews_asks_and_deletes_only_what_matches(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
