@@ -152,9 +152,12 @@ def extract_by_rules(user_text: str) -> list[Draft]:
         explicit = _REMEMBER.match(sentence)
         if explicit:
             body = explicit.group(1).strip()
+            if body[:3].lower() == "to ":  # "remember to always answer in French"
+                body = body[3:4].upper() + body[4:]
             rule = classify(body)
             category = rule.category if rule else Category.ENTITIES
-            candidates.append(Draft(body, category, importance=EXPLICIT_IMPORTANCE))
+            tags = rule.tags if rule else ()
+            candidates.append(Draft(body, category, importance=EXPLICIT_IMPORTANCE, tags=tags))
             continue
         rule = classify(sentence)
         if rule is not None:

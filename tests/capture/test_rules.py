@@ -44,11 +44,12 @@ def test_a_standing_instruction_to_the_agent_is_an_important_preference() -> Non
         "From now on, answer me in French.",
         "Whenever I ask about trains, give me the Berlin times.",
         "Never suggest pork dishes to me.",
+        "Please remember to always answer me in French.",
     ):
         (found,) = extract_by_rules(text)
         assert found.category is Category.PREFERENCES, text
         assert found.tags == ("instruction",) and found.importance == 0.8, text
-        assert found.content == text
+        assert found.content in (text, "Always answer me in French."), text
 
 
 def test_a_sentence_that_only_opens_like_an_instruction_is_not_one() -> None:
