@@ -219,6 +219,7 @@ class MemoryService:
         (``recall.instructions``; none with the floor at 0)."""
         floor = self.settings.injection_instruction_min_similarity
         readable = self.access(identity).scopes_to_read(scopes)
+        message = message.encode("utf-8", "replace").decode("utf-8")  # as ``recall`` reads it
         if not floor or not message.strip() or is_small_talk(message) or readable == []:
             return []
         vector = self.embedder.embed_query(message)

@@ -36,39 +36,42 @@ def _rule(pattern: str, category: Category, importance: float) -> CaptureRule:
 
 
 # Said to the agent at the start of a sentence: "(please) always …", "never …", "from now on
-# …", "whenever I ask about X, …", then a verb ("never mind" is not an instruction).
+# …", "whenever I ask (you) about X, …", then a verb ("never mind" is not an instruction).
 _INSTRUCTION = re.compile(
     r"^(?:(?:please|and|also|so|oh|ok|okay)\b[,]?\s+)*(?!never\s+mind\b)"
     r"(?:always|never|don't ever|do not ever|from now on|going forward|henceforth|"
-    r"(?:when(?:ever)?|every time|each time|any time) i (?:ask|mention|bring up|talk) about)"
+    r"(?:when(?:ever)?|every time|each time|any time) i ask (?:you )?(?:about|for))"
     r"\b[,]?\s*(?P<next>[\w'’]+)?",
     re.IGNORECASE,
 )
-# A sentence that opens so but tells of something ("Never saw this coming", "Always here to
-# help", "Always been curious"): the next word is not an instruction's verb.
+# A sentence that opens so but tells of something: the next word is a subject ("Never have I
+# been so tired", "From now on, my name is Sam", "Going forward we need…"), or not the verb of
+# a request ("Never saw this coming", "Always here to help", "Never really liked it", "Always
+# forget my keys", "Never know what to cook").
 _NOT_A_REQUEST = frozenset(
-    """a an the here there been had was were is am are be did said saw thought knew felt got
-    went made loved liked wanted good great happy glad nice fun up so too just such""".split()  # noqa: SIM905
+    """i i'm i'll i've i'd me my we we're we'll we've our us he she they it it's this that
+    there here again have has had really once know knew love loved like liked forget forgot
+    remember remembered feel felt been was were is am are be did said saw thought got went made
+    wanted a an the good great happy glad nice fun up so too just such""".split()  # noqa: SIM905
 )
 _ADDRESSED = re.compile(r"\b(?:i|me|my|you|your|we|us|our)\b", re.IGNORECASE)
 
 
 def _is_instruction(pattern: re.Pattern[str], sentence: str) -> bool:
-    """A standing instruction: it opens as one, its next word may be a verb, and it is about
-    the two who talk ("when I ask…", "… to me", "your answers")."""
+    """A standing instruction: it opens as one, its next word may be a request's verb, and it
+    is about the two who talk ("when I ask…", "… to me", "your answers")."""
     match = pattern.match(sentence)
     if match is None:
         return False
-    following = (match.group("next") or "").lower()
-    verb = following not in _NOT_A_REQUEST and not following.endswith(("ed", "ing"))
-    return verb and _ADDRESSED.search(sentence) is not None
+    following = (match.group("next") or "").lower().replace("’", "'")
+    return following not in _NOT_A_REQUEST and _ADDRESSED.search(sentence) is not None
 
 
 EXPLICIT_IMPORTANCE = 0.8
 
-# First match wins: explicit requests, then identity, decisions, problems, habits, projects, tastes.
+# First match wins: explicit requests, then identity, standing instructions, decisions,
+# problems, habits, projects, tastes.
 RULES: tuple[CaptureRule, ...] = (
-    CaptureRule(_INSTRUCTION, Category.PREFERENCES, EXPLICIT_IMPORTANCE, (INSTRUCTION_TAG,)),
     _rule(
         r"\b(?:my name is|call me|i am \d+|i'm \d+|i live in|i'm based in|i am based in|"
         r"i(?:'m| am) from|i work (?:as|at|for)|my (?:job|role|title) is|i(?:'m| am) an? "
@@ -77,6 +80,7 @@ RULES: tuple[CaptureRule, ...] = (
         Category.PROFILE,
         0.7,
     ),
+    CaptureRule(_INSTRUCTION, Category.PREFERENCES, EXPLICIT_IMPORTANCE, (INSTRUCTION_TAG,)),
     _rule(
         r"\b(?:we|i) (?:have |'ve )?(?:decided|agreed|chose|picked|settled on|will go with|"
         r"committed to)\b",
@@ -122,6 +126,15 @@ _TRAILING_REQUEST = re.compile(
 )
 
 
+# a first part that is itself a question, or unsure of what it says
+_ASKS_OR_DOUBTS = re.compile(
+    r"^(?:is|are|am|was|were|do|does|did|can|could|would|should|will|shall|have|has|had|why|"
+    r"what|when|where|who|whom|whose|which|how)\b|\b(?:know|sure|wonder|wondering) (?:if|"
+    r"whether)\b|\bi wonder\b",
+    re.IGNORECASE,
+)
+
+
 def statement_of(sentence: str) -> str | None:
     """What a sentence states: itself, or of a question, what comes before a request that
     ends it ("I prefer Excel for control, so can you help me…?" states "I prefer Excel for
@@ -129,7 +142,12 @@ def statement_of(sentence: str) -> str | None:
     if not sentence.endswith("?"):
         return sentence
     request = _TRAILING_REQUEST.search(sentence)
-    return sentence[: request.start()].strip() + "." if request else None
+    if request is None:
+        return None
+    stated = sentence[: request.start()].strip()
+    if _ASKS_OR_DOUBTS.search(stated):  # "Is it true that I'm allergic…", "I wonder if…"
+        return None
+    return stated + "."
 
 
 def classify(sentence: str) -> CaptureRule | None:

@@ -33,6 +33,7 @@ from openclaw_tinmem.plugin.parts import PluginParts, fallback_journal_path
 from openclaw_tinmem.process.urgency import urgent
 from openclaw_tinmem.recall.exposure import InjectionPolicy
 from openclaw_tinmem.recall.injection import render_block
+from openclaw_tinmem.recall.instructions import instructions_first
 from openclaw_tinmem.recall.scoring import InjectionFloors, worth_injecting
 from openclaw_tinmem.redaction import redact_together
 from openclaw_tinmem.tools.definitions import tool_definitions
@@ -87,7 +88,7 @@ class TinmemPlugin(PluginParts):
             for hit in worth_injecting(query, hits, floors)
             if INSTRUCTION_TAG not in hit.memory.tags
         ]
-        return [*instructions, *found]
+        return instructions_first(instructions, found, settings.injection_limit)
 
     @hookimpl
     def before_prompt_build(

@@ -26,7 +26,7 @@ from openclaw_tinmem.encoders.dense import Embedder, Vector
 from openclaw_tinmem.models import INSTRUCTION_TAG, Category, Hit, MatchKind, Memory
 from openclaw_tinmem.store.table import MemoryStore
 
-MAX_INSTRUCTIONS = 50  # the most recently updated a recall reads, of the scopes it may
+MAX_INSTRUCTIONS = 200  # the most recently updated a recall reads, of those it may show
 CONDITION_CACHE_SIZE = 1024  # conditions whose embeddings are kept between recalls
 # "when I ask about X", and as an LLM writes it, "when they ask about X", "whenever the user
 # asks for X"
@@ -56,19 +56,22 @@ class ConditionVectors:
         self._lock = threading.Lock()
 
     def of(self, conditions: Sequence[str]) -> list[Vector]:
+        """The embedding of each condition (those not kept embedded now, in one batch)."""
+        found: dict[str, Vector] = {}
         with self._lock:
-            missing = [text for text in dict.fromkeys(conditions) if text not in self._vectors]
-        fresh = list(self.embedder.embed_documents(missing)) if missing else []
-        with self._lock:
-            for text, vector in zip(missing, fresh, strict=True):
-                self._vectors[text] = vector
-                while len(self._vectors) > self.capacity:
-                    self._vectors.popitem(last=False)
-            found = []
-            for text in conditions:
-                self._vectors.move_to_end(text)
-                found.append(self._vectors[text])
-        return found
+            for text in dict.fromkeys(conditions):
+                if text in self._vectors:
+                    self._vectors.move_to_end(text)
+                    found[text] = self._vectors[text]
+        missing = [text for text in dict.fromkeys(conditions) if text not in found]
+        if missing:
+            found.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
+            with self._lock:
+                for text in missing:
+                    self._vectors[text] = found[text]
+                    while len(self._vectors) > self.capacity:
+                        self._vectors.popitem(last=False)
+        return [found[text] for text in conditions]
 
 
 def cosine(first: Vector, second: Vector) -> float:
@@ -87,13 +90,11 @@ def standing_instructions(
 ) -> list[Hit]:
     """The standing instructions in ``scopes`` whose condition is at least ``min_similarity``
     close to the message (as its embedding ``query_vector``), closest first."""
-    _, found = store.page(
-        scopes=scopes,
-        categories=[Category.PREFERENCES],
-        tags=[INSTRUCTION_TAG],
-        limit=MAX_INSTRUCTIONS,
+    _, every = store.page(
+        scopes=scopes, categories=[Category.PREFERENCES], tags=[INSTRUCTION_TAG], limit=None
     )
-    found = [memory for memory in found if allows is None or allows(memory)]
+    # what this session may be shown first, so that others' instructions never crowd it out
+    found = [memory for memory in every if allows is None or allows(memory)][:MAX_INSTRUCTIONS]
     if not found:
         return []
     vectors = conditions.of([condition_of(memory.content) for memory in found])

@@ -45,6 +45,8 @@ def test_a_standing_instruction_to_the_agent_is_an_important_preference() -> Non
         "Whenever I ask about trains, give me the Berlin times.",
         "Never suggest pork dishes to me.",
         "Please remember to always answer me in French.",
+        "Never exceed 200 words in your answers to me.",
+        "Never bring up my divorce again.",
     ):
         (found,) = extract_by_rules(text)
         assert found.category is Category.PREFERENCES, text
@@ -61,6 +63,15 @@ def test_a_sentence_that_only_opens_like_an_instruction_is_not_one() -> None:
         "Always been interested in other countries and I'm excited.",
         "When I asked him about it, he laughed.",
         "Always include the salt when baking bread.",  # a saying, to no one
+        "Never again will I fly with that airline, my flight was a disaster.",
+        "Never have I been so tired in my life.",
+        "Always love chatting with you about books.",
+        "Whenever I talk about my ex, I get really sad.",
+        "Never know what to cook for my family on weekdays.",
+        "Never really liked my job at the bank.",
+        "Always forget my keys when I leave the house.",
+        "Going forward we need to cut our budget by ten percent.",
+        "From now on, my name is Sam.",
     ):
         assert all(draft.tags == () for draft in extract_by_rules(text)), text
     (habit,) = extract_by_rules("I always walk to work in the morning.")
@@ -73,5 +84,12 @@ def test_a_statement_before_a_request_of_the_agent_is_kept_without_the_request()
     )
     assert found.category is Category.PREFERENCES
     assert found.content == "I prefer e-books for their portability."
-    # a question that states nothing is still ignored
-    assert extract_by_rules("Do I prefer e-books, or would you say print suits me?") == []
+    # a question that states nothing is still ignored, and so is a doubt or a question
+    # before the request
+    for asked in (
+        "Do I prefer e-books, or would you say print suits me?",
+        "Is it true that I'm allergic to peanuts, can you check my records?",
+        "Why do I hate Mondays so much, can you explain?",
+        "I don't know if I like sushi, could you tell me more about it?",
+    ):
+        assert extract_by_rules(asked) == [], asked

@@ -505,9 +505,12 @@ def test_a_standing_instruction_comes_with_the_requests_it_is_about(
     assert second.last_injected is not None and "include the narrator" in second.last_injected
     host.turn(second, "How do I fix a flat tyre on my bike?")
     assert second.last_injected is None
-    other = host.start_session(agent_id="elsewhere", user_id="bo")  # another agent's scope
+    other = host.start_session(agent_id="elsewhere", user_id="ana")  # another agent's scope
     host.turn(other, "Can you suggest a few good audiobooks for my commute?")
     assert other.last_injected is None
+    bo = host.start_session(agent_id="main", user_id="bo")  # the same agent, another user
+    host.turn(bo, "Can you suggest a few good audiobooks for my commute?")
+    assert bo.last_injected is None
 
 
 def test_an_instruction_is_never_injected_for_its_words_alone(

@@ -44,3 +44,44 @@ def test_instructions_close_to_the_request_by_their_condition_in_the_scopes_aske
     assert found("How do I repot a cactus?", ["agent:a", "agent:b"]) == []
     assert found("Can you recommend some audiobooks?", ["agent:c"]) == []
     assert conditions.of(["audiobook recommendations"])[0].shape == (service.embedder.dimension,)
+
+
+def test_condition_vectors_are_kept_up_to_their_capacity_and_any_number_can_be_asked(
+    service: MemoryService,
+) -> None:
+    conditions = ConditionVectors(service.embedder, capacity=2)
+    texts = ["hotels", "recipes", "trains"]
+    first = conditions.of(texts)  # more than it keeps at once
+    assert len(first) == 3 and all(
+        vector.shape == (service.embedder.dimension,) for vector in first
+    )
+    again = conditions.of(["trains", "hotels"])
+    assert float(again[0] @ first[2]) > 0.99 and float(again[1] @ first[0]) > 0.99
+
+
+def test_another_users_instructions_never_crowd_out_the_sessions_own(
+    service: MemoryService,
+) -> None:
+    mine = service.remember(
+        "Always include the narrator when I ask about audiobook recommendations.",
+        Category.PREFERENCES,
+        scope="agent:a",
+        tags=["instruction"],
+    ).memory
+    for number in range(5):
+        service.remember(
+            f"Always quote price number {number} when I ask about audiobook recommendations.",
+            Category.PREFERENCES,
+            scope="agent:a",
+            tags=["instruction"],
+        )
+    vector = service.embedder.embed_query("Can you recommend some audiobooks?")
+    hits = standing_instructions(
+        service.store,
+        ConditionVectors(service.embedder),
+        vector,
+        scopes=["agent:a"],
+        allows=lambda memory: memory.id == mine.id,  # the session may see only its own
+        min_similarity=0.65,
+    )
+    assert [hit.memory.id for hit in hits] == [mine.id]
