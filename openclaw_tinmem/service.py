@@ -222,11 +222,10 @@ class MemoryService:
         message = message.encode("utf-8", "replace").decode("utf-8")  # as ``recall`` reads it
         if not floor or not message.strip() or is_small_talk(message) or readable == []:
             return []
-        vector = self.embedder.embed_query(message)
         return standing_instructions(
             self.store,
             self._conditions,
-            vector,
+            lambda: self.embedder.embed_query(message),
             scopes=readable,
             allows=allows,
             min_similarity=floor,

@@ -82,14 +82,15 @@ def cosine(first: Vector, second: Vector) -> float:
 def standing_instructions(
     store: MemoryStore,
     conditions: ConditionVectors,
-    query_vector: Vector,
+    query_vector: Callable[[], Vector],
     *,
     scopes: Sequence[str] | None,
     allows: Callable[[Memory], bool] | None,
     min_similarity: float,
 ) -> list[Hit]:
     """The standing instructions in ``scopes`` whose condition is at least ``min_similarity``
-    close to the message (as its embedding ``query_vector``), closest first."""
+    close to the message (its embedding, from ``query_vector``: asked for only when there are
+    instructions to compare it with), closest first."""
     _, every = store.page(
         scopes=scopes, categories=[Category.PREFERENCES], tags=[INSTRUCTION_TAG], limit=None
     )
@@ -98,9 +99,9 @@ def standing_instructions(
     if not found:
         return []
     vectors = conditions.of([condition_of(memory.content) for memory in found])
+    message = query_vector()
     scored = [
-        (cosine(query_vector, vector), memory)
-        for memory, vector in zip(found, vectors, strict=True)
+        (cosine(message, vector), memory) for memory, vector in zip(found, vectors, strict=True)
     ]
     return [
         Hit(memory, similarity, similarity, MatchKind.VECTOR, similarity)

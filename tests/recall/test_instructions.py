@@ -34,9 +34,13 @@ def test_instructions_close_to_the_request_by_their_condition_in_the_scopes_aske
     conditions = ConditionVectors(service.embedder)
 
     def found(message: str, scopes: list[str]) -> list[str]:
-        vector = service.embedder.embed_query(message)
         hits = standing_instructions(
-            service.store, conditions, vector, scopes=scopes, allows=None, min_similarity=0.65
+            service.store,
+            conditions,
+            lambda: service.embedder.embed_query(message),
+            scopes=scopes,
+            allows=None,
+            min_similarity=0.65,
         )
         return [hit.memory.scope for hit in hits]
 
@@ -75,13 +79,33 @@ def test_another_users_instructions_never_crowd_out_the_sessions_own(
             scope="agent:a",
             tags=["instruction"],
         )
-    vector = service.embedder.embed_query("Can you recommend some audiobooks?")
     hits = standing_instructions(
         service.store,
         ConditionVectors(service.embedder),
-        vector,
+        lambda: service.embedder.embed_query("Can you recommend some audiobooks?"),
         scopes=["agent:a"],
         allows=lambda memory: memory.id == mine.id,  # the session may see only its own
         min_similarity=0.65,
     )
     assert [hit.memory.id for hit in hits] == [mine.id]
+
+
+def test_a_store_without_instructions_never_embeds_the_message_again(
+    service: MemoryService,
+) -> None:
+    service.remember("User prefers audiobooks narrated by their authors.", Category.PREFERENCES)
+    asked: list[str] = []
+
+    def embed() -> object:
+        asked.append("embedded")
+        raise AssertionError("no instruction to compare the message with")
+
+    found = standing_instructions(
+        service.store,
+        ConditionVectors(service.embedder),
+        embed,  # type: ignore[arg-type]
+        scopes=None,
+        allows=None,
+        min_similarity=0.65,
+    )
+    assert found == [] and asked == []
