@@ -39,6 +39,12 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Vector: ...
 
 
+def cosine(first: Vector, second: Vector) -> float:
+    """The cosine similarity of two vectors (0 where either is all zeros)."""
+    norms = float(np.linalg.norm(first) * np.linalg.norm(second))
+    return float(np.dot(first, second)) / norms if norms else 0.0
+
+
 class QueryCache:
     """A thread-safe LRU of query text -> vector."""
 

@@ -16,13 +16,9 @@ better than the whole sentence does (docs/benchmarks.md).
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from openclaw_tinmem.encoders.dense import Embedder, Vector
+from openclaw_tinmem.encoders.dense import Embedder, QueryCache, Vector, cosine
 from openclaw_tinmem.models import INSTRUCTION_TAG, Category, Hit, MatchKind, Memory
 from openclaw_tinmem.store.table import MemoryStore
 
@@ -47,36 +43,27 @@ def condition_of(instruction: str) -> str:
 
 
 class ConditionVectors:
-    """The embeddings of instructions' conditions, the most recently used kept."""
+    """The embeddings of instructions' conditions, the most recently used kept (``QueryCache``)."""
 
     def __init__(self, embedder: Embedder, capacity: int = CONDITION_CACHE_SIZE) -> None:
         self.embedder = embedder
-        self.capacity = capacity
-        self._vectors: OrderedDict[str, Vector] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache = QueryCache(capacity)
 
     def of(self, conditions: Sequence[str]) -> list[Vector]:
         """The embedding of each condition (those not kept embedded now, in one batch)."""
-        found: dict[str, Vector] = {}
-        with self._lock:
-            for text in dict.fromkeys(conditions):
-                if text in self._vectors:
-                    self._vectors.move_to_end(text)
-                    found[text] = self._vectors[text]
-        missing = [text for text in dict.fromkeys(conditions) if text not in found]
+        vectors: dict[str, Vector] = {}
+        missing: list[str] = []
+        for text in dict.fromkeys(conditions):
+            cached = self._cache.get(text)
+            if cached is None:
+                missing.append(text)
+            else:
+                vectors[text] = cached
         if missing:
-            found.update(zip(missing, self.embedder.embed_documents(missing), strict=True))
-            with self._lock:
-                for text in missing:
-                    self._vectors[text] = found[text]
-                    while len(self._vectors) > self.capacity:
-                        self._vectors.popitem(last=False)
-        return [found[text] for text in conditions]
-
-
-def cosine(first: Vector, second: Vector) -> float:
-    norms = float(np.linalg.norm(first)) * float(np.linalg.norm(second))
-    return float(np.dot(first, second)) / norms if norms else 0.0
+            for text, vector in zip(missing, self.embedder.embed_documents(missing), strict=True):
+                vectors[text] = vector
+                self._cache.put(text, vector)
+        return [vectors[text] for text in conditions]
 
 
 def standing_instructions(

@@ -8,15 +8,7 @@ user (``recall.exposure``).
 
 from __future__ import annotations
 
-import numpy as np
-
-from openclaw_tinmem.encoders.dense import Vector
 from openclaw_tinmem.models import EPISODE_TAG, PERSONAL_SCOPE_PREFIXES, Memory
-
-
-def cosine(first: Vector, second: Vector) -> float:
-    norms = float(np.linalg.norm(first) * np.linalg.norm(second))
-    return float(np.dot(first, second)) / norms if norms else 0.0
 
 
 def may_join(stored: Memory, candidate: Memory) -> bool:

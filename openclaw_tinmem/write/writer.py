@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from openclaw_tinmem.config import Settings
-from openclaw_tinmem.encoders.dense import Embedder, Vector
+from openclaw_tinmem.encoders.dense import Embedder, Vector, cosine
 from openclaw_tinmem.encoders.late_interaction import LateInteraction
 from openclaw_tinmem.encoders.token_vectors import current
 from openclaw_tinmem.llm import Deadline
@@ -45,7 +45,7 @@ from openclaw_tinmem.write.dedup import (
 from openclaw_tinmem.write.drafting import drafted
 from openclaw_tinmem.write.levels import RuleSummarizer
 from openclaw_tinmem.write.merging import likely_merged_texts, merged_memory, too_long
-from openclaw_tinmem.write.neighbours import cosine, may_join, shown_to_everyone_it_was_for
+from openclaw_tinmem.write.neighbours import may_join, shown_to_everyone_it_was_for
 from openclaw_tinmem.write.retention import expire_episodes
 
 logger = logging.getLogger("openclaw_tinmem")
