@@ -12,6 +12,7 @@ remember: it applies to every later request of its kind, however that is worded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from openclaw_tinmem.models import INSTRUCTION_TAG, Category, Draft
@@ -24,11 +25,12 @@ class CaptureRule:
     category: Category
     importance: float
     tags: tuple[str, ...] = ()
+    # what a match must also be to count (None: any match)
+    accepts: Callable[[re.Match[str]], bool] | None = None
 
     def matches(self, sentence: str) -> bool:
-        if self.tags == (INSTRUCTION_TAG,):
-            return _is_instruction(self.pattern, sentence)
-        return self.pattern.search(sentence) is not None
+        match = self.pattern.search(sentence)
+        return match is not None and (self.accepts is None or self.accepts(match))
 
 
 def _rule(pattern: str, category: Category, importance: float) -> CaptureRule:
@@ -57,14 +59,12 @@ _NOT_A_REQUEST = frozenset(
 _ADDRESSED = re.compile(r"\b(?:i|me|my|you|your|we|us|our)\b", re.IGNORECASE)
 
 
-def _is_instruction(pattern: re.Pattern[str], sentence: str) -> bool:
-    """A standing instruction: it opens as one, its next word may be a request's verb, and it
-    is about the two who talk ("when I ask…", "… to me", "your answers")."""
-    match = pattern.match(sentence)
-    if match is None:
-        return False
-    following = (match.group("next") or "").lower().replace("’", "'")
-    return following not in _NOT_A_REQUEST and _ADDRESSED.search(sentence) is not None
+def _is_instruction(opening: re.Match[str]) -> bool:
+    """Of a sentence that opens as a standing instruction, whether it is one: its next word
+    may be a request's verb, and it is about the two who talk ("when I ask…", "… to me",
+    "your answers")."""
+    following = (opening.group("next") or "").lower().replace("’", "'")
+    return following not in _NOT_A_REQUEST and _ADDRESSED.search(opening.string) is not None
 
 
 EXPLICIT_IMPORTANCE = 0.8
@@ -80,7 +80,9 @@ RULES: tuple[CaptureRule, ...] = (
         Category.PROFILE,
         0.7,
     ),
-    CaptureRule(_INSTRUCTION, Category.PREFERENCES, EXPLICIT_IMPORTANCE, (INSTRUCTION_TAG,)),
+    CaptureRule(
+        _INSTRUCTION, Category.PREFERENCES, EXPLICIT_IMPORTANCE, (INSTRUCTION_TAG,), _is_instruction
+    ),
     _rule(
         r"\b(?:we|i) (?:have |'ve )?(?:decided|agreed|chose|picked|settled on|will go with|"
         r"committed to)\b",

@@ -69,19 +69,19 @@ class TinmemPlugin(PluginParts):
         such as this one (``recall.instructions``)."""
         settings = self.settings
         query = prompt.strip()[: settings.max_query_characters]
+        identity = Identity.from_context(ctx)
+        allows = InjectionPolicy(settings, ctx).allows
         hits = self.service.recall(
             query,
-            identity=Identity.from_context(ctx),
+            identity=identity,
             limit=settings.injection_limit,
             min_similarity=settings.injection_min_similarity,
             min_relevance=settings.injection_min_relevance if settings.rerank else None,
-            allows=InjectionPolicy(settings, ctx).allows,
+            allows=allows,
             min_neighbourhood=settings.injection_min_neighbourhood if settings.rerank else None,
         )
         floors = InjectionFloors.from_settings(settings) if settings.rerank else None
-        instructions = self.service.standing_instructions(
-            query, identity=Identity.from_context(ctx), allows=InjectionPolicy(settings, ctx).allows
-        )
+        instructions = self.service.standing_instructions(query, identity=identity, allows=allows)
         # an instruction comes by its condition alone: its words are about other requests
         found = [
             hit
