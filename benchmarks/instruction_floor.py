@@ -29,6 +29,7 @@ from benchmarks.locomo_data import Conversation, load
 from openclaw_tinmem.capture.rules import extract_by_rules
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.encoders.dense import FastEmbedEmbedder, Matrix
+from openclaw_tinmem.models import INSTRUCTION_TAG
 from openclaw_tinmem.recall.instructions import condition_of
 
 FLOORS = tuple(round(0.58 + 0.01 * step, 2) for step in range(18))
@@ -48,7 +49,7 @@ def instructions_of(conversation: Conversation) -> dict[str, str]:
         turn.dia_id: draft.content
         for turn in conversation.turns
         for draft in extract_by_rules(turn.text)
-        if "instruction" in draft.tags
+        if INSTRUCTION_TAG in draft.tags
     }
 
 

@@ -49,6 +49,13 @@ from openclaw_tinmem.write.forgetting import ForgetOutcome, chosen, delete, forg
 from openclaw_tinmem.write.levels import LLMSummarizer, RuleSummarizer
 from openclaw_tinmem.write.writer import MemoryWriter
 
+
+def searchable(text: str) -> str:
+    """``text`` as recall searches for it: what is not valid Unicode (bytes a terminal could
+    not decode) replaced, not refused by the tokenizers."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 # Python code that owns the service acts for the store's owner unless it names an identity.
 OWNER = Identity.administrator(via="python")
 
@@ -175,9 +182,7 @@ class MemoryService:
         knowledge: ``recall.pipeline.about_something_stored``).
         """
         readable = self.access(identity).scopes_to_read(scopes)
-        # text that is not valid Unicode (bytes a terminal could not decode) is searched for
-        # with those characters replaced, not refused by the tokenizers
-        query = query.encode("utf-8", "replace").decode("utf-8")
+        query = searchable(query)
         if not query.strip() or is_small_talk(query) or readable == []:
             return []
         settings = self.settings
@@ -219,7 +224,7 @@ class MemoryService:
         (``recall.instructions``; none with the floor at 0)."""
         floor = self.settings.injection_instruction_min_similarity
         readable = self.access(identity).scopes_to_read(scopes)
-        message = message.encode("utf-8", "replace").decode("utf-8")  # as ``recall`` reads it
+        message = searchable(message)
         if not floor or not message.strip() or is_small_talk(message) or readable == []:
             return []
         return standing_instructions(
