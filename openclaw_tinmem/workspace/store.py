@@ -9,7 +9,9 @@ conditional, so hosts sharing an object store do not overwrite each other's. A w
 its new chunks before it takes the lock, adds them (marked with the revision they were cut
 from) before the document row, and drops the other revisions' after: search keeps only chunks
 of a document's current revision, so a write cut short at any step leaves the file and what
-search finds of it agreeing.
+search finds of it agreeing. A document's revisions only grow (a new one is later than the one
+it replaces, whatever another host's clock says), so clearing up after a write removes older
+revisions' chunks and never a newer one's that another host committed meanwhile.
 """
 
 from __future__ import annotations
@@ -190,6 +192,8 @@ class WorkspaceStore:
             if existing is None:  # a new file: under the lock, so no other can clash
                 self._check_free(path, scope, field)
             now = utc_now()
+            if existing is not None and now <= existing.updated_at:  # a clock behind
+                now = existing.updated_at + timedelta(microseconds=1)
             document = Document(
                 id=existing.id if existing else str(uuid.uuid4()),
                 path=path,
@@ -284,17 +288,14 @@ class WorkspaceStore:
         self.chunks.add(pa.Table.from_pylist(chunk_rows, schema=self.chunks.schema))
 
     def _drop_chunks(self, document: Document, *, of_this_revision: bool) -> None:
-        """Drop the chunks of this revision (its row was not committed), or of every other
-        (another host's write may land in between: whichever finishes last leaves only the
-        chunks of the revision that is current)."""
+        """Drop the chunks of this revision (its row was not committed), or of the revisions
+        before it. Never of a later one: another host may commit one between this write's
+        commit and this clean-up, and its chunks are then the ones search needs."""
         revision = timestamp_literal(document.updated_at)
         if of_this_revision:
             where = f"updated_at = {revision}"
         else:
-            current = self.get(document.path, document.scope)
-            if current is not None and current.id == document.id:
-                revision = timestamp_literal(current.updated_at)
-            where = f"(updated_at IS NULL OR updated_at <> {revision})"
+            where = f"(updated_at IS NULL OR updated_at < {revision})"
         self.chunks.delete(f"document_id = {quote(document.id)} AND {where}")
 
     def _vectors_for(

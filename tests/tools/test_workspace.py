@@ -1,10 +1,9 @@
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 from filelock import FileLock, Timeout
 
@@ -20,7 +19,6 @@ from openclaw_tinmem.tools.rate_limit import RateLimiter
 from openclaw_tinmem.tools.toolbox import Toolbox, build_toolbox
 from openclaw_tinmem.tools.workspace import WorkspaceTools
 from openclaw_tinmem.workspace.paths import build_tree, normalise_path, resolve_target
-from openclaw_tinmem.workspace.store import WorkspaceStore
 from openclaw_tinmem.workspace.tables import chunk_text
 from tests.embedders import InterceptedEmbedder
 
@@ -543,43 +541,6 @@ def test_a_write_embeds_before_it_takes_the_write_lock(
     tools.write(tools_arguments("First paragraph.\n\n" + "words " * 300, "notes/a.md"), Identity())
     tools.write(tools_arguments("An appended paragraph.", "notes/a.md"), Identity())
     assert held == [False, False]
-
-
-def _chunk_rows(workspace: WorkspaceStore, document_id: str) -> list[dict[str, Any]]:
-    query = workspace.chunks.search().where(f"document_id = '{document_id}'")
-    return query.limit(None).to_list()
-
-
-def test_search_finds_only_the_revision_a_file_holds(service: MemoryService) -> None:
-    """What a write cut short leaves (chunks of a revision whose row was never committed;
-    chunks of the revision replaced, not yet dropped) is never found."""
-    workspace = WorkspaceStore(service.store, service.embedder, "agent:main")
-    document = workspace.write(
-        "notes/trip.md", "We fly to Oslo on Friday.", "agent:main", append=False
-    )
-    (chunk,) = _chunk_rows(workspace, document.id)
-    never_committed = {
-        **chunk,
-        "text": "We fly to Quito on Monday.",
-        "updated_at": document.updated_at + timedelta(seconds=5),
-    }
-    replaced = {
-        **chunk,
-        "text": "We sail to Tromso.",
-        "updated_at": document.updated_at - timedelta(seconds=5),
-    }
-    workspace.chunks.add(
-        pa.Table.from_pylist([never_committed, replaced], schema=workspace.chunks.schema)
-    )
-    assert [hit.content for hit in workspace.search("Quito Monday", 5, "agent:main")] == [
-        "We fly to Oslo on Friday."
-    ]
-    assert [hit.content for hit in workspace.search("sail Tromso", 5, "agent:main")] == [
-        "We fly to Oslo on Friday."
-    ]
-    # the next write of the file leaves only its own revision's chunks
-    written = workspace.write("notes/trip.md", "Back on Sunday.", "agent:main", append=True)
-    assert {row["updated_at"] for row in _chunk_rows(workspace, written.id)} == {written.updated_at}
 
 
 def test_a_refused_write_does_not_count_against_the_rate_limit(tools: Toolbox) -> None:

@@ -1,0 +1,96 @@
+"""The workspace store's revisions: search finds only the revision a file holds, and clearing
+up after one write never removes what a later write, from another host, committed."""
+
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+
+from openclaw_tinmem.service import MemoryService
+from openclaw_tinmem.workspace.store import WorkspaceStore
+
+SCOPE = "agent:main"
+
+
+def _chunk_rows(workspace: WorkspaceStore, document_id: str) -> list[dict[str, Any]]:
+    query = workspace.chunks.search().where(f"document_id = '{document_id}'")
+    return query.limit(None).to_list()
+
+
+def test_search_finds_only_the_revision_a_file_holds(service: MemoryService) -> None:
+    """What a write cut short leaves (chunks of a revision whose row was never committed;
+    chunks of the revision replaced, not yet dropped) is never found."""
+    workspace = WorkspaceStore(service.store, service.embedder, SCOPE)
+    document = workspace.write("notes/trip.md", "We fly to Oslo on Friday.", SCOPE, append=False)
+    (chunk,) = _chunk_rows(workspace, document.id)
+    never_committed = {
+        **chunk,
+        "text": "We fly to Quito on Monday.",
+        "updated_at": document.updated_at + timedelta(minutes=5),
+    }
+    replaced = {
+        **chunk,
+        "text": "We sail to Tromso.",
+        "updated_at": document.updated_at - timedelta(seconds=5),
+    }
+    workspace.chunks.add(
+        pa.Table.from_pylist([never_committed, replaced], schema=workspace.chunks.schema)
+    )
+    assert [hit.content for hit in workspace.search("Quito Monday", 5, SCOPE)] == [
+        "We fly to Oslo on Friday."
+    ]
+    assert [hit.content for hit in workspace.search("sail Tromso", 5, SCOPE)] == [
+        "We fly to Oslo on Friday."
+    ]
+    # the next write drops the revisions before its own; a later one (perhaps another host's
+    # write in flight) stays, and search passes it over
+    written = workspace.write("notes/trip.md", "Back on Sunday.", SCOPE, append=True)
+    revisions = {row["updated_at"] for row in _chunk_rows(workspace, written.id)}
+    assert revisions == {written.updated_at, never_committed["updated_at"]}
+    assert [hit.content for hit in workspace.search("Quito Monday", 5, SCOPE)] == [
+        "We fly to Oslo on Friday.\nBack on Sunday."
+    ]
+
+
+def test_a_write_committed_while_another_clears_up_keeps_its_chunks(
+    service: MemoryService,
+) -> None:
+    """Hosts sharing an object store write without a common lock: host B's whole write may
+    land between host A's commit and A's clearing up of the older revisions' chunks."""
+    host_a = WorkspaceStore(service.store, service.embedder, SCOPE)
+    host_b = WorkspaceStore(service.store, service.embedder, SCOPE)
+    host_a.write("notes/shared.md", "host a was here", SCOPE, append=True)
+    delete = host_a.chunks.delete
+    interleaved: list[str] = []
+
+    def host_b_writes_first(where: str) -> Any:
+        if not interleaved and "<" in where:  # host A clearing up after its commit
+            interleaved.append(where)
+            host_b.write("notes/shared.md", "host b was here", SCOPE, append=True)
+        return delete(where)
+
+    host_a.chunks.delete = host_b_writes_first
+    host_a.write("notes/shared.md", "host a again", SCOPE, append=True)
+    assert interleaved
+    current = host_b.read("notes/shared.md", SCOPE)
+    assert current.content.splitlines() == ["host a was here", "host a again", "host b was here"]
+    assert {row["updated_at"] for row in _chunk_rows(host_b, current.id)} == {current.updated_at}
+    (hit,) = host_b.search("host b was here", 5, SCOPE)
+    assert hit.path == "notes/shared.md" and "host b was here" in hit.content
+
+
+def test_a_revision_is_later_than_the_one_it_replaces_whatever_the_clock(
+    service: MemoryService,
+) -> None:
+    """A host whose clock is behind still writes a later revision, so the clearing up
+    after it removes the one replaced and not its own."""
+    workspace = WorkspaceStore(service.store, service.embedder, SCOPE)
+    first = workspace.write("notes/clock.md", "one", SCOPE, append=False)
+    ahead = first.updated_at + timedelta(hours=1)  # written by a host an hour ahead
+    workspace.documents.update(where=f"id = '{first.id}'", values={"updated_at": ahead})
+    workspace.chunks.update(where=f"document_id = '{first.id}'", values={"updated_at": ahead})
+    second = workspace.write("notes/clock.md", "two", SCOPE, append=True)
+    assert second.updated_at > ahead
+    assert {row["updated_at"] for row in _chunk_rows(workspace, second.id)} == {second.updated_at}
+    (hit,) = workspace.search("two", 5, SCOPE)
+    assert hit.content == "one\ntwo"
