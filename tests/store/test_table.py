@@ -54,6 +54,15 @@ def test_embeddings_are_kept_as_float16_and_a_float32_table_keeps_its_own(
     assert service.recall("which Kubernetes version does staging run")[0].memory.id == kept.id
 
 
+def test_a_new_store_keeps_its_text_and_token_vectors_compressed(service: MemoryService) -> None:
+    service.remember("The staging cluster runs on Kubernetes 1.30", Category.ENTITIES)
+    service.store.optimize()
+    stored = LanceDataset(str(Path(service.settings.resolved_db_path()) / "memories.lance"))
+    for column in ("content", "search_text", "summary", "context", "provenance", "token_vectors"):
+        metadata = stored.schema.field(column).metadata or {}
+        assert metadata.get(b"lance-encoding:compression") == b"zstd", column
+
+
 def test_recording_access_keeps_vectors_and_other_fields(service: MemoryService) -> None:
     outcome = service.remember(
         "The staging cluster runs on Kubernetes 1.30", Category.ENTITIES, tags=["k8s"]
