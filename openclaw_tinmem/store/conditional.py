@@ -43,10 +43,12 @@ def timestamp_literal(moment: datetime) -> str:
 
 
 def unchanged_condition(expected: Mapping[str, datetime]) -> str:
-    """A merge condition true for a stored row whose ``updated_at`` is still the expected one."""
+    """A merge condition true for a stored row whose ``updated_at`` is still the expected one
+    and whose scope is the written row's: a scope rename (``MemoryStore.rename_scope``) leaves
+    ``updated_at`` as it was, and a row read before it must not move the memory back."""
     clauses = [
         f"(target.id = '{validate_memory_id(memory_id)}' "
-        f"AND target.updated_at = {timestamp_literal(moment)})"
+        f"AND target.updated_at = {timestamp_literal(moment)} AND target.scope = source.scope)"
         for memory_id, moment in expected.items()
     ]
     return " OR ".join(clauses)

@@ -96,11 +96,15 @@ def restore(
     def attempt() -> Memory | None:  # conditional: over whatever is stored when it lands
         current = store.get([memory.id]).get(memory.id)
         expected = {memory.id: current.updated_at} if current else {}
-        if store.upsert([memory], [vector], tokens, expected=expected):
+        restored = memory
+        if current is not None and current.scope != memory.scope:  # renamed meanwhile
+            access.check_write(current.scope, field="scope")
+            restored = memory.model_copy(update={"scope": current.scope})
+        if store.upsert([restored], [vector], tokens, expected=expected):
             return None
         return writer.landed(
             current,
-            memory,
+            restored,
             tokens,
             action=HistoryAction.RESTORED,
             actor=access.identity.describe(),

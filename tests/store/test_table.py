@@ -374,3 +374,19 @@ def test_a_row_an_older_version_wrote_out_of_range_is_still_read(
     assert read.importance == 1.0 and read.access_count == 0
     assert [hit.memory.id for hit in service.recall("nightly backup")] == [memory.id]
     assert service.update(memory.id, importance=0.7).importance == 0.7
+
+
+def test_a_write_read_before_a_scope_rename_does_not_move_the_memory_back(
+    service: MemoryService,
+) -> None:
+    """Another host renames the scope between this host's read and its conditional write: the
+    write is refused as changed meanwhile (to be decided again), not applied to the old scope."""
+    store = service.store
+    kept = service.remember("The staging cluster runs on Kubernetes 1.30", Category.ENTITIES)
+    stale = store.get([kept.memory.id])[kept.memory.id]
+    assert store.rename_scope(stale.scope, "project:renamed") == 1
+    merged = stale.model_copy(update={"content": stale.content + "; upgraded in May"})
+    ((_, vector),) = store.get_with_vectors([stale.id])
+    conflicted = store.upsert([merged], [vector], expected={stale.id: stale.updated_at})
+    assert conflicted == {stale.id}
+    assert store.get([stale.id])[stale.id].scope == "project:renamed"
