@@ -8,7 +8,10 @@ their history, so ``tinmem restore`` can bring one back while the history keeps 
 facts taken from them stay.
 
 It runs in the background with the table's upkeep (``write.writer``) and at
-``tinmem optimize``, so the store holds at most the episodes of the last so many days.
+``tinmem optimize``, so the store holds at most the episodes of the last so many days. On an
+object store one host at a time runs it, the one holding its lease: the write lock serialises
+only the processes of one machine, and two hosts folding one session from two readings of it
+would write two folded memories, or one missing the other's lines.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
+from openclaw_tinmem.store.lease import Lease
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.folding import RETENTION, fold_sessions, folded_note
 from openclaw_tinmem.write.forgetting import delete
@@ -45,7 +49,29 @@ def expire_episodes(
     """Fold the expired episodes by session (written through ``writer``), then forget those
     folded in one commit; how many went. Under the store's write lock from the first read to
     the last write, so two upkeeps (or ``tinmem optimize`` beside a host) cannot fold the
-    same session from two readings of it."""
+    same session from two readings of it; on an object store, only while holding the
+    retention lease (0 when another host holds it: that host is expiring the same episodes)."""
+    lease = _retention_lease(store)
+    if lease is not None and not lease.acquire():
+        return 0
+    try:
+        return _expire(store, settings, writer, now)
+    finally:
+        if lease is not None:
+            lease.release()
+
+
+def _retention_lease(store: MemoryStore) -> Lease | None:
+    """The lease retention runs under on an object store; None for a local one."""
+    if store.settings.is_local_store():
+        return None
+    name = f"episode retention {store.settings.table_name}"
+    return Lease(store.database, name, store.settings.upkeep_lease_seconds)
+
+
+def _expire(
+    store: MemoryStore, settings: Settings, writer: MemoryWriter, now: datetime | None
+) -> int:
     with store.write_lock():
         expired = expired_episodes(store, settings, now)
         if expired and settings.fold_expired_episodes:

@@ -190,6 +190,24 @@ def test_upkeep_runs_on_one_host_at_a_time(s3_settings: Settings, make_service) 
     assert host_a.store.count() == 3
 
 
+def test_episode_retention_runs_on_one_host_at_a_time(s3_settings: Settings, make_service) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from openclaw_tinmem.write.retention import expire_episodes
+    from tests.write.test_retention import capture, episode_of
+
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    retained = s3_settings.model_copy(update={"episode_retention_days": 30})
+    host_a, host_b = make_service(retained), make_service(retained)
+    old = episode_of(capture(host_a, now - timedelta(days=45), "We decided to fly in May."))
+    lease = Lease(host_a.store.database, f"episode retention {retained.table_name}", 60)
+    assert lease.acquire()  # host A is folding and forgetting that session's episodes
+    assert expire_episodes(host_b.store, retained, host_b.writer, now) == 0  # so B leaves them
+    assert old.id in host_b.store.get([old.id])
+    lease.release()
+    assert expire_episodes(host_b.store, retained, host_b.writer, now) == 1
+
+
 def test_a_lease_is_held_by_one_holder_until_released_or_expired(
     s3_settings: Settings, make_service
 ) -> None:  # type: ignore[no-untyped-def]
