@@ -441,12 +441,11 @@ class MemoryService:
 
     def forget_many(
         self, memories: Sequence[Memory], *, purge: bool = False, identity: Identity | None = None
-    ) -> list[Memory]:
+    ) -> ForgetOutcome:
         """Delete these memories in one commit, if the caller may write every one of them."""
         access = self.access(identity)
         for memory in memories:
             access.check_write(memory.scope, field="scope")
-        outcome = delete(
+        return delete(
             self.store, list(memories), [], dry_run=False, purge=purge, actor=access.identity
         )
-        return outcome.deleted

@@ -302,8 +302,8 @@ def forget(
     data = run_tool(state, "memory_forget", present, as_json)
     if purge and not dry_run:
         with friendly_errors():
-            state.service.store.purge(forgotten=data.get("deleted", []))
-        say("Purged: neither older versions nor history hold deleted memories.", err=True)
+            purged = state.service.store.purge(forgotten=data.get("deleted", []))
+        say_purged(purged)
 
 
 def forget_in_bulk(
@@ -330,11 +330,27 @@ def forget_in_bulk(
             return
         if not yes:
             click.confirm(f"Delete {len(chosen)} memories?", abort=True)
-        deleted = state.service.forget_many(chosen, purge=purge, identity=state.identity)
+        outcome = state.service.forget_many(chosen, purge=purge, identity=state.identity)
     if as_json:
-        emit_json({"deleted": [memory.id for memory in deleted]})
+        emit_json({"deleted": [memory.id for memory in outcome.deleted]})
     else:
-        say(f"Deleted {len(deleted)} memories.")
+        say(f"Deleted {len(outcome.deleted)} memories.")
+    if purge:
+        say_purged(outcome.purged)
+
+
+def say_purged(purged: bool) -> None:
+    """Whether a purge removed the deleted memories from older versions and history, on
+    standard error (standard output may be JSON)."""
+    if purged:
+        say("Purged: neither older versions nor history hold deleted memories.", err=True)
+    else:
+        say(
+            "Deleted, not purged yet: another host is tidying the store (it holds the upkeep "
+            "lease). Their history is gone; older versions drop them with that upkeep, within "
+            "version_retention_seconds.",
+            err=True,
+        )
 
 
 @main.command()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
@@ -33,6 +34,8 @@ logger = logging.getLogger("openclaw_tinmem")
 # Small enough that the fragment still filling is cheap to rewrite, large enough that a store
 # of 100,000 memories has a dozen fragments rather than hundreds.
 TARGET_ROWS_PER_FRAGMENT = 8192
+# how often a purge waiting for another host's upkeep asks for the lease again
+LEASE_POLL_SECONDS = 0.5
 
 
 def optimize_table(
@@ -51,14 +54,19 @@ def optimize_table(
     dataset.cleanup_old_versions(older_than=retention)
 
 
-def upkeep_under_lease(table: Any, lease: Lease, retention: timedelta, settings: Settings) -> bool:
-    """Upkeep of a table on an object store, if this host gets the lease; False if another
-    host holds it (and tidies the same table). Other hosts go on writing meanwhile: Lance
-    retries a commit that meets the compaction's, and versions younger than the retention
-    (which readers on other hosts may still be reading) are kept."""
-    if not lease.acquire():
-        logger.info("upkeep skipped: another host holds the lease %s", lease.holder_now())
-        return False
+def upkeep_under_lease(
+    table: Any, lease: Lease, retention: timedelta, settings: Settings, wait_seconds: float = 0.0
+) -> bool:
+    """Upkeep of a table on an object store, if this host gets the lease within
+    ``wait_seconds``; False if another host holds it (and tidies the same table). Other hosts
+    go on writing meanwhile: Lance retries a commit that meets the compaction's, and versions
+    younger than the retention (which readers on other hosts may still be reading) are kept."""
+    deadline = time.monotonic() + wait_seconds
+    while not lease.acquire():
+        if time.monotonic() >= deadline:
+            logger.info("upkeep skipped: another host holds the lease %s", lease.holder_now())
+            return False
+        time.sleep(LEASE_POLL_SECONDS)
     try:
         optimize_table(table, retention)
         lease.tidy(max(retention.total_seconds(), settings.version_retention_seconds))

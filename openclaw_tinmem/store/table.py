@@ -43,6 +43,8 @@ from openclaw_tinmem.store.versions import TableVersions
 from openclaw_tinmem.store.write_lock import WriteLock
 
 HISTORY_UPKEEP_FACTOR = 10
+# how long a purge on an object store waits for another host's upkeep to end (False after)
+PURGE_WAIT_SECONDS = 60.0
 logger = logging.getLogger("openclaw_tinmem")
 
 
@@ -386,13 +388,16 @@ class MemoryStore:
         does the history of the ``forgotten`` memories (which held what they said).
 
         For privacy requests. A read that started on an older version may fail meanwhile (and
-        is retried by the caller, or gives "no memory this turn"): purging is not routine.
+        is retried by the caller, or gives "no memory this turn"): purging is not routine. On
+        an object store it waits for another host's upkeep to end, ``PURGE_WAIT_SECONDS`` at
+        most; False if it is still running (the deleted rows leave older versions with that
+        host's upkeep, within ``version_retention_seconds``).
         """
         if forgotten:
             self.history.erase(forgotten)
-        return self._upkeep(timedelta(0))
+        return self._upkeep(timedelta(0), wait_seconds=PURGE_WAIT_SECONDS)
 
-    def _upkeep(self, retention: timedelta) -> bool:
+    def _upkeep(self, retention: timedelta, wait_seconds: float = 0.0) -> bool:
         lease = self.upkeep_lease
         if lease is None:  # a local store: the write lock keeps every other writer out
             with self.write_lock():
@@ -400,7 +405,7 @@ class MemoryStore:
                 optimize_table(self.table, retention)
                 self.versions.compacted(before, int(self.table.version))
             return True
-        if not upkeep_under_lease(self.table, lease, retention, self.settings):
+        if not upkeep_under_lease(self.table, lease, retention, self.settings, wait_seconds):
             return False
         # Files rewritten, other hosts' commits between: the next read catches the copy up.
         self.versions.forget()

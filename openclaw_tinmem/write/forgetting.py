@@ -110,6 +110,5 @@ def delete(
                 for memory in memories
             ]
         )
-    if purge:
-        store.purge(forgotten=[memory.id for memory in memories])
-    return ForgetOutcome(memories, others, purged=purge)
+    purged = purge and store.purge(forgotten=[memory.id for memory in memories])
+    return ForgetOutcome(memories, others, purged=purged)

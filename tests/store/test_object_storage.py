@@ -208,6 +208,29 @@ def test_episode_retention_runs_on_one_host_at_a_time(s3_settings: Settings, mak
     assert expire_episodes(host_b.store, retained, host_b.writer, now) == 1
 
 
+def test_a_purge_waits_for_another_hosts_upkeep_and_says_when_it_could_not(
+    s3_settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from openclaw_tinmem.store import table
+
+    host_a, host_b = make_service(s3_settings), make_service(s3_settings)
+    first = host_b.remember("Deploys go out on Fridays", Category.EVENTS).memory
+    second = host_b.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES).memory
+    lease = host_a.store.upkeep_lease
+    assert lease is not None and lease.acquire()  # host A is in the middle of upkeep
+    threading.Timer(1.5, lease.release).start()
+    outcome = host_b.forget(memory_id=first.id, purge=True)
+    assert [memory.id for memory in outcome.deleted] == [first.id] and outcome.purged
+    assert lease.acquire()  # and now A's upkeep outlasts the wait
+    monkeypatch.setattr(table, "PURGE_WAIT_SECONDS", 0.5)
+    outcome = host_b.forget(memory_id=second.id, purge=True)
+    assert [memory.id for memory in outcome.deleted] == [second.id] and not outcome.purged
+    lease.release()
+    assert host_b.store.count() == 0
+
+
 def test_a_lease_is_held_by_one_holder_until_released_or_expired(
     s3_settings: Settings, make_service
 ) -> None:  # type: ignore[no-untyped-def]
