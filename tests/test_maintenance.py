@@ -35,6 +35,30 @@ def test_reembed_swaps_the_table_and_keeps_every_memory(service: MemoryService) 
     assert service.recall("Buildkite")[0].memory.id == first.id
 
 
+def test_reembed_keeps_what_other_writers_did_while_it_embedded(
+    service: MemoryService, settings, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    kept = service.remember("The deploy pipeline uses Buildkite", Category.ENTITIES).memory
+    gone = service.remember("Coffee, never tea", Category.PREFERENCES).memory
+    other = make_service(settings)  # another process on the same store
+    written: list[str] = []
+
+    def another_writer_meanwhile(done: int) -> None:
+        if not written:
+            written.append(
+                other.remember("Staging runs Kubernetes 1.30", Category.ENTITIES).memory.id
+            )
+            other.update(kept.id, content="The deploy pipeline uses GitHub Actions")
+            other.forget(memory_id=gone.id)
+
+    assert reembed(service, progress=another_writer_meanwhile) == 2
+    stored = {memory.id: memory for memory in service.store.list_memories(limit=None)}
+    assert set(stored) == {kept.id, written[0]}
+    assert stored[kept.id].content == "The deploy pipeline uses GitHub Actions"
+    assert service.recall("GitHub Actions")[0].memory.id == kept.id  # embedded as it is now
+    assert service.recall("Kubernetes staging")[0].memory.id == written[0]
+
+
 def test_import_counts_progress_and_derives_stable_ids(service: MemoryService) -> None:
     lines = [
         '{"content": "Prefers metric units", "category": "preferences"}',

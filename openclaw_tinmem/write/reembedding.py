@@ -11,24 +11,30 @@ from openclaw_tinmem.store.schema import memories_to_table, row_to_memory
 
 if TYPE_CHECKING:
     from openclaw_tinmem.encoders.dense import Vector
+    from openclaw_tinmem.models import Memory
+    from openclaw_tinmem.store.table import MemoryStore
     from openclaw_tinmem.write.writer import MemoryWriter
 
 
 def reembed(writer: MemoryWriter, *, progress: Callable[[int], None] | None = None) -> int:
     """Re-embed every memory (vector and token vectors) with the writer's models, one commit;
-    returns how many. ``progress`` is told of each batch embedded."""
-    store, embedder, late_interaction = writer.store, writer.embedder, writer.late_interaction
-    memories = [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
-    vectors: list[Vector] = []
-    tokens: list[bytes | None] = []
-    batch_size = writer.settings.import_batch_size
-    for start in range(0, len(memories), batch_size):
-        batch = memories[start : start + batch_size]
-        vectors.extend(embedder.embed_documents([memory.content for memory in batch]))
-        tokens.extend(late_interaction.encode(batch))
-        if progress:
-            progress(len(batch))
-    store.replace_all(memories_to_table(memories, vectors, tokens, store.schema()))
+    returns how many. ``progress`` is told of each batch embedded.
+
+    The embedding runs outside the write lock, so writers go on meanwhile; under the lock the
+    table is read again and what changed since (written, merged, forgotten, accessed) is taken
+    as it is now, its changed texts embedded then, so the swap loses no other writer's work.
+    """
+    store = writer.store
+    embedded = _embedded(writer, _read_all(store), progress)
+    with store.write_lock():
+        memories = _read_all(store)
+        _embedded(
+            writer, [memory for memory in memories if _key(memory) not in embedded], None, embedded
+        )
+        vectors = [embedded[_key(memory)][0] for memory in memories]
+        tokens = [embedded[_key(memory)][1] for memory in memories]
+        store.replace_all(memories_to_table(memories, vectors, tokens, store.schema()))
+    late_interaction, embedder = writer.late_interaction, writer.embedder
     late_interaction.cache.clear()  # the same texts now have new token vectors
     note = f"re-embedded with {embedder.model_name}"
     store.record(
@@ -46,3 +52,32 @@ def reembed(writer: MemoryWriter, *, progress: Callable[[int], None] | None = No
         ]
     )
     return len(memories)
+
+
+def _read_all(store: MemoryStore) -> list[Memory]:
+    return [row_to_memory(row) for batch in store.iterate() for row in batch.to_pylist()]
+
+
+def _key(memory: Memory) -> tuple[str, str, str]:
+    """What a memory's vectors are made from (its token vectors read its context too)."""
+    return (memory.id, memory.content, memory.context)
+
+
+def _embedded(
+    writer: MemoryWriter,
+    memories: list[Memory],
+    progress: Callable[[int], None] | None,
+    into: dict[tuple[str, str, str], tuple[Vector, bytes | None]] | None = None,
+) -> dict[tuple[str, str, str], tuple[Vector, bytes | None]]:
+    """The vector and token vectors of each of ``memories``, by ``_key``, added to ``into``."""
+    embedded = {} if into is None else into
+    batch_size = writer.settings.import_batch_size
+    for start in range(0, len(memories), batch_size):
+        batch = memories[start : start + batch_size]
+        vectors = writer.embedder.embed_documents([memory.content for memory in batch])
+        tokens = writer.late_interaction.encode(batch)
+        for memory, vector, token in zip(batch, vectors, tokens, strict=True):
+            embedded[_key(memory)] = (vector, token)
+        if progress:
+            progress(len(batch))
+    return embedded
