@@ -94,3 +94,26 @@ def test_a_revision_is_later_than_the_one_it_replaces_whatever_the_clock(
     assert {row["updated_at"] for row in _chunk_rows(workspace, second.id)} == {second.updated_at}
     (hit,) = workspace.search("two", 5, SCOPE)
     assert hit.content == "one\ntwo"
+
+
+def test_a_write_that_landed_is_reported_written_when_its_clean_up_fails(
+    service: MemoryService,
+) -> None:
+    """Raising after the commit would have an agent append the same line again."""
+    workspace = WorkspaceStore(service.store, service.embedder, SCOPE)
+    workspace.write("notes/log.md", "first line", SCOPE, append=True)
+    delete = workspace.chunks.delete
+
+    def failing_clean_up(where: str) -> Any:
+        if "<" in where:
+            raise OSError("the object store timed out")
+        return delete(where)
+
+    workspace.chunks.delete = failing_clean_up
+    written = workspace.write("notes/log.md", "second line", SCOPE, append=True)
+    assert workspace.read("notes/log.md", SCOPE).content == "first line\nsecond line"
+    (hit,) = workspace.search("second line", 5, SCOPE)  # the older revision's chunk passed over
+    assert hit.content == written.content
+    workspace.chunks.delete = delete
+    latest = workspace.write("notes/log.md", "third line", SCOPE, append=True)
+    assert {row["updated_at"] for row in _chunk_rows(workspace, latest.id)} == {latest.updated_at}
