@@ -34,8 +34,9 @@ logger = logging.getLogger("openclaw_tinmem")
 # Small enough that the fragment still filling is cheap to rewrite, large enough that a store
 # of 100,000 memories has a dozen fragments rather than hundreds.
 TARGET_ROWS_PER_FRAGMENT = 8192
-# how often a purge waiting for another host's upkeep asks for the lease again
-LEASE_POLL_SECONDS = 0.5
+# how often a purge waiting for another host's upkeep asks for the lease again (each ask is
+# a commit to the lease table)
+LEASE_POLL_SECONDS = 2.0
 
 
 def optimize_table(

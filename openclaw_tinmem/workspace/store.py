@@ -57,8 +57,9 @@ from openclaw_tinmem.workspace.tables import (
 )
 
 SEARCH_DEPTH = 50
-# a revision written over one dated ahead of this host's clock is later by 1 µs to this
-MAX_REVISION_STEP_MICROSECONDS = 1000
+# a revision written over one dated ahead of this host's clock is later by up to a second:
+# two hosts behind it take the same revision once in a million
+MAX_REVISION_STEP_MICROSECONDS = 1_000_000
 
 logger = logging.getLogger("openclaw_tinmem")
 

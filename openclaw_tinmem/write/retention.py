@@ -52,6 +52,8 @@ def expire_episodes(
     same session from two readings of it; on an object store, only while holding the
     retention lease (0 when another host holds it: that host is expiring the same episodes)."""
     lease = _retention_lease(store)
+    if lease is not None and not expired_episodes(store, settings, now):
+        return 0  # nothing to do: no claim committed to the lease table
     if lease is not None and not lease.acquire():
         return 0
     try:

@@ -328,7 +328,8 @@ class MemoryWriter:
             return WriteOutcome(Action.SKIPPED, duplicate, duplicate.id, "identical content")
         if decision.target is not None:
             current = self._current(decision.target.id, batch)
-            if current is None or current.updated_at != decision.target.updated_at:
+            # changed since it was chosen, or moved by a scope rename (which keeps updated_at)
+            if current is None or not same_state(current, decision.target):
                 if current is not None and decision.target.id in batch.memories:
                     decision = replace(decision, target=current)  # merged into earlier in this turn
                 else:
@@ -401,3 +402,9 @@ class MemoryWriter:
         else:
             stored = self.late_interaction.stored([target], self.store).get(target.id)
         return stored if unchanged else self.late_interaction.appended(stored, candidate_tokens)
+
+
+def same_state(current: Memory, chosen: Memory) -> bool:
+    """Whether the stored memory is still the one chosen as a merge target: not changed (its
+    ``updated_at``) and not moved (a scope rename keeps ``updated_at``)."""
+    return (current.updated_at, current.scope) == (chosen.updated_at, chosen.scope)

@@ -220,8 +220,10 @@ def test_a_purge_waits_for_another_hosts_upkeep_and_says_when_it_could_not(
     second = host_b.remember("The staging cluster runs Kubernetes 1.30", Category.ENTITIES).memory
     lease = host_a.store.upkeep_lease
     assert lease is not None and lease.acquire()  # host A is in the middle of upkeep
-    threading.Timer(1.5, lease.release).start()
+    releasing = threading.Timer(1.5, lease.release)
+    releasing.start()
     outcome = host_b.forget(memory_id=first.id, purge=True)
+    releasing.join()
     assert [memory.id for memory in outcome.deleted] == [first.id] and outcome.purged
     assert lease.acquire()  # and now A's upkeep outlasts the wait
     monkeypatch.setattr(table, "PURGE_WAIT_SECONDS", 0.5)

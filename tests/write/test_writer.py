@@ -153,6 +153,31 @@ def test_a_memory_written_while_the_judge_decided_is_merged_into_not_doubled(
     assert len(teas) == 1
 
 
+def test_a_merge_chosen_before_a_scope_rename_is_decided_again_not_refused(
+    llm_settings: Settings, fake_llm: FakeLLM, make_service
+) -> None:  # type: ignore[no-untyped-def]
+    """Another writer renames the target's scope while the judge decides to merge into it: the
+    merge would move the memory back, so it is decided again against the store as it is now
+    (the renamed memory is in another scope: a new memory), and the write lands."""
+    judge = LLMJudge(LLMClient(llm_settings), llm_settings)
+    service: MemoryService = make_service(llm_settings, judge=judge)
+    other: MemoryService = make_service(llm_settings)
+    first = service.remember("I prefer dark mode in every editor", Category.PREFERENCES).memory
+
+    def meanwhile(body: dict) -> Reply:  # type: ignore[type-arg]
+        other.store.rename_scope(first.scope, "project:renamed")
+        return Reply({"decisions": [{"new": 1, "action": "merge", "target": 1}]})
+
+    fake_llm.responder = meanwhile
+    outcome = service.remember("I prefer dark mode in my terminal too", Category.PREFERENCES)
+    assert outcome.action is Action.CREATED
+    stored = {memory.content: memory.scope for memory in service.store.list_memories()}
+    assert stored == {
+        "I prefer dark mode in every editor": "project:renamed",
+        "I prefer dark mode in my terminal too": first.scope,
+    }
+
+
 def test_the_recheck_leaves_the_judges_create_against_what_it_saw(
     llm_settings: Settings, fake_llm: FakeLLM, make_service
 ) -> None:  # type: ignore[no-untyped-def]
