@@ -216,7 +216,8 @@ class WorkspaceStore:
                 committed = self._commit(document, existing)
             except BaseException:
                 with suppress(Exception):  # search passes them over if they stay
-                    self._drop_chunks(document, of_this_revision=True)
+                    if not self._holds(document):  # a commit may land and still report an error
+                        self._drop_chunks(document, of_this_revision=True)
                 raise
             if not committed:  # another writer came first: chunks of a revision no file holds
                 self._drop_chunks(document, of_this_revision=True)
@@ -237,6 +238,14 @@ class WorkspaceStore:
             self.store.write_lock,
             attempt,
             f"gave up writing {path}: other writers kept changing it; try again",
+        )
+
+    def _holds(self, document: Document) -> bool:
+        """Whether ``document``'s revision is the one stored."""
+        current = self.get(document.path, document.scope)
+        return current is not None and (current.id, current.updated_at) == (
+            document.id,
+            document.updated_at,
         )
 
     def _check_free(self, path: str, scope: str, field: str) -> None:

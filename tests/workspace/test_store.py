@@ -5,6 +5,7 @@ from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from openclaw_tinmem.service import MemoryService
 from openclaw_tinmem.workspace.store import WorkspaceStore
@@ -117,3 +118,37 @@ def test_a_write_that_landed_is_reported_written_when_its_clean_up_fails(
     workspace.chunks.delete = delete
     latest = workspace.write("notes/log.md", "third line", SCOPE, append=True)
     assert {row["updated_at"] for row in _chunk_rows(workspace, latest.id)} == {latest.updated_at}
+
+
+def test_a_commit_that_landed_but_reported_an_error_keeps_its_chunks(
+    service: MemoryService,
+) -> None:
+    """An object store may apply a write and still fail the request: the file it wrote stays
+    searchable."""
+    workspace = WorkspaceStore(service.store, service.embedder, SCOPE)
+    merge_insert = workspace.documents.merge_insert
+
+    class LandsThenFails:
+        def __init__(self, merge: Any) -> None:
+            self.merge = merge
+
+        def __getattr__(self, name: str) -> Any:
+            attribute = getattr(self.merge, name)
+            if name != "execute":
+                return lambda *arguments, **named: LandsThenFails(attribute(*arguments, **named))
+
+            def execute(data: Any) -> Any:
+                attribute(data)
+                raise OSError("connection reset after the commit")
+
+            return execute
+
+    workspace.write("notes/plan.md", "Ship on Friday.", SCOPE, append=False)
+    workspace.documents.merge_insert = lambda on: LandsThenFails(merge_insert(on))
+    with pytest.raises(OSError):
+        workspace.write("notes/plan.md", "Then rest.", SCOPE, append=True)
+    workspace.documents.merge_insert = merge_insert
+    stored = workspace.read("notes/plan.md", SCOPE)
+    assert stored.content == "Ship on Friday.\nThen rest."
+    (hit,) = workspace.search("rest", 5, SCOPE)
+    assert hit.content == stored.content
