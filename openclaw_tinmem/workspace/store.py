@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,12 +28,10 @@ from typing import Any
 import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, BTree
-from lancedb.query import MatchQuery
 
 from openclaw_tinmem.encoders.dense import Embedder
 from openclaw_tinmem.errors import InvalidArgumentError, NotFoundError
 from openclaw_tinmem.models import utc_now
-from openclaw_tinmem.recall.fusion import fuse
 from openclaw_tinmem.store.compaction import optimize_table
 from openclaw_tinmem.store.conditional import (
     commit_until_it_lands,
@@ -44,6 +42,7 @@ from openclaw_tinmem.store.filters import quote
 from openclaw_tinmem.store.opening import ensure_indexes
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.workspace.paths import clash
+from openclaw_tinmem.workspace.search import ChunkHit, search_chunks
 from openclaw_tinmem.workspace.tables import (
     CHUNK_REVISION_FIELD,
     CHUNKS_TABLE,
@@ -56,7 +55,6 @@ from openclaw_tinmem.workspace.tables import (
     open_or_create,
 )
 
-SEARCH_DEPTH = 50
 # a revision written over one dated ahead of this host's clock is later by up to a second:
 # two hosts behind it take the same revision once in a million
 MAX_REVISION_STEP_MICROSECONDS = 1_000_000
@@ -72,15 +70,6 @@ class Document:
     created_at: datetime
     updated_at: datetime
     scope: str = ""
-
-
-@dataclass(frozen=True)
-class ChunkHit:
-    content: str
-    score: float
-    document_id: str
-    path: str
-    is_hybrid_match: bool
 
 
 class WorkspaceStore:
@@ -111,7 +100,7 @@ class WorkspaceStore:
         ensure_indexes(self.documents, {"path": BTree()})
         ensure_indexes(self.chunks, {"text": FTS(with_position=False), "path": BTree()})
 
-    def _owned_by(self, table: Any, scope: str) -> str:
+    def owned_by(self, table: Any, scope: str) -> str:
         """The filter of the files (or chunks) of workspace ``scope``; a read-only table from
         before owners holds the default agent's."""
         if SCOPE_FIELD.name not in table.schema.names:
@@ -121,7 +110,7 @@ class WorkspaceStore:
         return f"scope = {quote(scope)}"
 
     def get(self, path: str, scope: str) -> Document | None:
-        where = f"path = {quote(path)} AND {self._owned_by(self.documents, scope)}"
+        where = f"path = {quote(path)} AND {self.owned_by(self.documents, scope)}"
         rows = self.documents.search().where(where).limit(1).to_list()
         if not rows:
             return None
@@ -139,7 +128,7 @@ class WorkspaceStore:
         return document
 
     def paths(self, scope: str) -> list[str]:
-        query = self.documents.search().where(self._owned_by(self.documents, scope))
+        query = self.documents.search().where(self.owned_by(self.documents, scope))
         rows = query.select(["path"]).limit(None).to_arrow()
         return [str(path) for path in rows.column("path").to_pylist()]
 
@@ -148,7 +137,7 @@ class WorkspaceStore:
         and path."""
         query = self.documents.search()
         if scopes is not None:
-            owned = [f"({self._owned_by(self.documents, scope)})" for scope in scopes]
+            owned = [f"({self.owned_by(self.documents, scope)})" for scope in scopes]
             query = query.where(" OR ".join(owned) or "false")
         documents = [
             Document(
@@ -278,7 +267,7 @@ class WorkspaceStore:
         # committed first (the lowest row address: appends get ever higher fragments) wins
         # for every host that looks; a later one is taken back and its write re-applied.
         query = self.documents.search().where(
-            f"path = {quote(document.path)} AND {self._owned_by(self.documents, document.scope)}"
+            f"path = {quote(document.path)} AND {self.owned_by(self.documents, document.scope)}"
         )
         rows = query.select(["id"]).with_row_id(True).limit(None).to_list()
         first = min(rows, key=lambda row: row["_rowid"])
@@ -354,61 +343,9 @@ class WorkspaceStore:
             optimize_table(self.chunks, retention)
 
     def search(self, query: str, limit: int, scope: str) -> list[ChunkHit]:
-        """Hybrid full-text + vector search over the chunks of workspace ``scope``, fused by
-        reciprocal rank."""
-        columns = ["document_id", "path", "position", "text"]
-        if CHUNK_REVISION_FIELD.name in self.chunks.schema.names:  # not in an older table read
-            columns.append(CHUNK_REVISION_FIELD.name)
-        owned = self._owned_by(self.chunks, scope)
-        match = MatchQuery(query, "text")  # type: ignore[call-arg]
-        text_query = self.chunks.search(match, query_type="fts").where(owned, prefilter=True)
-        text_rows = text_query.select([*columns, "_score"]).limit(SEARCH_DEPTH).to_list()
-        vector_query: Any = self.chunks.search(
-            self.embedder.embed_query(query), vector_column_name="vector"
-        )
-        vector_rows = (
-            vector_query.where(owned, prefilter=True)
-            .distance_type("cosine")
-            .select([*columns, "_distance"])
-            .limit(SEARCH_DEPTH)
-            .to_list()
-        )
-        current = self._current([*text_rows, *vector_rows])
-        text_rows = [row for row in text_rows if current(row)]
-        vector_rows = [row for row in vector_rows if current(row)]
-        rows: dict[str, dict[str, Any]] = {}
-        for row in [*text_rows, *vector_rows]:
-            rows[f"{row['document_id']}#{row['position']}"] = row
-        fused = fuse(
-            [(f"{r['document_id']}#{r['position']}", 1.0 - r["_distance"]) for r in vector_rows],
-            [(f"{r['document_id']}#{r['position']}", r["_score"]) for r in text_rows],
-            rrf_k=60.0,
-        )
-        return [
-            ChunkHit(
-                rows[c.id]["text"],
-                round(c.relevance, 4),
-                rows[c.id]["document_id"],
-                rows[c.id]["path"],
-                c.match.value == "both",
-            )
-            for c in fused[:limit]
-        ]
-
-    def _current(self, chunks: Sequence[dict[str, Any]]) -> Callable[[dict[str, Any]], bool]:
-        """Whether a chunk is of its document's current revision (one of a table older than
-        revisions always is): a write cut short leaves chunks of a revision never committed,
-        or of one replaced."""
-        ids = {chunk["document_id"] for chunk in chunks}
-        if not ids:
-            return lambda chunk: True
-        listed = ", ".join(quote(document_id) for document_id in ids)
-        query = self.documents.search().where(f"id IN ({listed})").select(["id", "updated_at"])
-        revisions = {row["id"]: row["updated_at"] for row in query.limit(None).to_list()}
-        return lambda chunk: (
-            chunk.get("updated_at") is None
-            or (revisions.get(chunk["document_id"]) == chunk["updated_at"])
-        )
+        """Hybrid full-text + vector search over the chunks of workspace ``scope``
+        (``workspace.search``)."""
+        return search_chunks(self, query, limit, scope)
 
     def count(self) -> int:
         return int(self.documents.count_rows())
