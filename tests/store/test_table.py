@@ -58,9 +58,18 @@ def test_a_new_store_keeps_its_text_and_token_vectors_compressed(service: Memory
     service.remember("The staging cluster runs on Kubernetes 1.30", Category.ENTITIES)
     service.store.optimize()
     stored = LanceDataset(str(Path(service.settings.resolved_db_path()) / "memories.lance"))
-    for column in ("content", "search_text", "summary", "context", "provenance", "token_vectors"):
+    for column in (
+        "headline",
+        "summary",
+        "content",
+        "search_text",
+        "context",
+        "provenance",
+        "token_vectors",
+    ):
         metadata = stored.schema.field(column).metadata or {}
         assert metadata.get(b"lance-encoding:compression") == b"zstd", column
+        assert metadata.get(b"lance-encoding:structural-encoding") == b"miniblock", column
 
 
 def test_recording_access_keeps_vectors_and_other_fields(service: MemoryService) -> None:
