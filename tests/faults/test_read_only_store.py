@@ -161,7 +161,14 @@ def test_an_agent_on_a_read_only_store_recalls_and_its_turns_wait_in_the_journal
 ) -> None:
     settings, _ = read_only
     journal = tmp_path / "host-journal"
-    chosen = settings.model_copy(update={"journal_path": str(journal), "capture_retry_seconds": 0})
+    chosen = settings.model_copy(
+        # the first recall loads the models: not timed here, on a machine however busy
+        update={
+            "journal_path": str(journal),
+            "capture_retry_seconds": 0,
+            "recall_timeout_seconds": 60,
+        }
+    )
     before = sorted(p.name for p in Path(settings.db_path).rglob("*"))
     prefix = (
         [shutil.which("setpriv") or "setpriv", "--bounding-set=-all"] if os.geteuid() == 0 else []
