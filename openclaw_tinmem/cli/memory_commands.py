@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ import click
 from openclaw_tinmem.categories import Category, Level
 from openclaw_tinmem.cli.app import (
     CATEGORY_CHOICE,
+    EXIT_FAILED,
     JSON_HELP,
     CliState,
     emit_json,
@@ -332,7 +334,8 @@ def forget_in_bulk(
             click.confirm(f"Delete {len(chosen)} memories?", abort=True)
         outcome = state.service.forget_many(chosen, purge=purge, identity=state.identity)
     if as_json:
-        emit_json({"deleted": [memory.id for memory in outcome.deleted]})
+        report: dict[str, Any] = {"deleted": [memory.id for memory in outcome.deleted]}
+        emit_json({**report, "purged": outcome.purged} if purge else report)
     else:
         say(f"Deleted {len(outcome.deleted)} memories.")
     if purge:
@@ -341,16 +344,17 @@ def forget_in_bulk(
 
 def say_purged(purged: bool) -> None:
     """Whether a purge removed the deleted memories from older versions and history, on
-    standard error (standard output may be JSON)."""
+    standard error (standard output may be JSON); exit status 1 when it could not."""
     if purged:
         say("Purged: neither older versions nor history hold deleted memories.", err=True)
-    else:
-        say(
-            "Deleted, not purged yet: another host is tidying the store (it holds the upkeep "
-            "lease). Their history is gone; older versions drop them with that upkeep, within "
-            "version_retention_seconds.",
-            err=True,
-        )
+        return
+    say(
+        "Deleted, not purged yet: another host is tidying the store (it holds the upkeep "
+        "lease). Their history is gone; older versions drop them with that upkeep, within "
+        "version_retention_seconds.",
+        err=True,
+    )
+    sys.exit(EXIT_FAILED)
 
 
 @main.command()

@@ -233,6 +233,43 @@ def test_a_purge_waits_for_another_hosts_upkeep_and_says_when_it_could_not(
     assert host_b.store.count() == 0
 
 
+def test_the_cli_says_and_exits_1_when_a_purge_could_not_run(
+    s3_settings: Settings, make_service, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from click.testing import CliRunner
+
+    from openclaw_tinmem.cli import main
+    from openclaw_tinmem.store import table
+
+    host_a = make_service(s3_settings)
+    first = host_a.remember("Deploys go out on Fridays", Category.EVENTS).memory
+    second = host_a.remember("Staging runs Kubernetes 1.30", Category.ENTITIES).memory
+    config = tmp_path / "tinmem.toml"
+    config.write_text(
+        f'db_path = "{s3_settings.db_path}"\n'
+        f'storage_endpoint = "{s3_settings.storage_endpoint}"\n'
+        'storage_region = "us-east-1"\nstorage_allow_http = true\ntrack_access = false\n'
+        f'model_dir = "{s3_settings.model_dir}"\njournal_path = "{tmp_path / "journal"}"\n'
+        '[storage_options]\naws_access_key_id = "test"\naws_secret_access_key = "test"\n'
+    )
+    lease = host_a.store.upkeep_lease
+    assert lease is not None and lease.acquire()  # host A's upkeep outlasts the purge's wait
+    monkeypatch.setattr(table, "PURGE_WAIT_SECONDS", 0.5)
+    runner = CliRunner()
+    environment = {"TINMEM_CONFIG": str(config)}
+    single = runner.invoke(main, ["forget", first.id, "--purge"], env=environment)
+    assert single.exit_code == 1 and "not purged yet" in single.stderr
+    bulk = runner.invoke(
+        main, ["forget", "--category", "entities", "--yes", "--purge", "--json"], env=environment
+    )
+    assert bulk.exit_code == 1 and "not purged yet" in bulk.stderr
+    assert json.loads(bulk.stdout) == {"deleted": [second.id], "purged": False}
+    lease.release()
+    assert host_a.store.count() == 0
+
+
 def test_a_lease_is_held_by_one_holder_until_released_or_expired(
     s3_settings: Settings, make_service
 ) -> None:  # type: ignore[no-untyped-def]
