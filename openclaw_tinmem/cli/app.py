@@ -229,9 +229,10 @@ def progress_bar(description: str) -> Progress:
 
 
 def run_tool(
-    state: CliState, name: str, arguments: dict[str, Any], as_json: bool
+    state: CliState, name: str, arguments: dict[str, Any], as_json: bool, *, emit: bool = True
 ) -> dict[str, Any]:
     """Run a tool; print its JSON (or text) and exit 2 on an error result; returns its data.
+    ``emit`` False leaves a successful result's JSON to the caller (which adds to it).
 
     As text, an error goes to stderr like every other error of the CLI; as JSON it stays on
     stdout, where a script reads the error object — also when the store cannot be opened.
@@ -250,7 +251,8 @@ def run_tool(
             emit_json({"error": {"type": "internal_error", "message": describe_failure(error)}})
             sys.exit(EXIT_FAILED)
     if as_json:
-        emit_json(result.data)
+        if emit or result.is_error:
+            emit_json(result.data)
     elif result.is_error:  # one line, as every other error of the CLI
         message = str(result.data["error"].get("message") or result.text)
         console().print(f"[red]error:[/red] {shown(message)}", highlight=False, soft_wrap=True)

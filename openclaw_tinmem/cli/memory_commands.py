@@ -301,10 +301,13 @@ def forget(
         "dry_run": dry_run or None,
     }
     present = {key: value for key, value in arguments.items() if value is not None}
-    data = run_tool(state, "memory_forget", present, as_json)
-    if purge and not dry_run:
+    purging = purge and not dry_run
+    data = run_tool(state, "memory_forget", present, as_json, emit=not purging)
+    if purging:
         with friendly_errors():
             purged = state.service.store.purge(forgotten=data.get("deleted", []))
+        if as_json:
+            emit_json({**data, "purged": purged})
         say_purged(purged)
 
 

@@ -559,7 +559,9 @@ def test_forget_with_purge_leaves_no_trace_on_disk(run, settings) -> None:  # ty
     )
     memory_id = json.loads(stored.stdout)["id"]
     run("store", "Lunch is at noon", "--category", "events")
-    assert run("forget", memory_id, "--purge").exit_code == 0
+    purged = run("forget", memory_id, "--purge", "--json")
+    assert purged.exit_code == 0
+    assert json.loads(purged.stdout)["purged"] is True  # one JSON object: the tool's, and this
     files = b"".join(
         path.read_bytes() for path in Path(settings.db_path).rglob("*") if path.is_file()
     )

@@ -259,8 +259,10 @@ def test_the_cli_says_and_exits_1_when_a_purge_could_not_run(
     monkeypatch.setattr(table, "PURGE_WAIT_SECONDS", 0.5)
     runner = CliRunner()
     environment = {"TINMEM_CONFIG": str(config)}
-    single = runner.invoke(main, ["forget", first.id, "--purge"], env=environment)
+    single = runner.invoke(main, ["forget", first.id, "--purge", "--json"], env=environment)
     assert single.exit_code == 1 and "not purged yet" in single.stderr
+    reported = json.loads(single.stdout)
+    assert reported["deleted"] == [first.id] and reported["purged"] is False
     bulk = runner.invoke(
         main, ["forget", "--category", "entities", "--yes", "--purge", "--json"], env=environment
     )
