@@ -83,13 +83,7 @@ class MemoryStore:
             on_acquire=self.versions.forget,
         )
         # On an object store, hosts take turns at upkeep under a lease in the bucket.
-        self.upkeep_lease = (
-            None
-            if settings.is_local_store()
-            else Lease(
-                self.database, f"upkeep {settings.table_name}", settings.upkeep_lease_seconds
-            )
-        )
+        self.upkeep_lease = self.lease("upkeep")
         self.conflicts = 0  # memories a conditional write left out: another writer came first
         # a local store this user may read but not write (a read-only mount, another user's
         # files): opened as it is, for reading; a write says so (``write_lock``)
@@ -113,6 +107,14 @@ class MemoryStore:
                 self.history = HistoryLog(self.database)
 
     # ----------------------------------------------------------------- setup
+
+    def lease(self, work: str) -> Lease | None:
+        """The lease under which one host at a time does ``work`` on this table, on an object
+        store; None for a local store, whose write lock already keeps other writers out."""
+        if self.settings.is_local_store():
+            return None
+        name = f"{work} {self.settings.table_name}"
+        return Lease(self.database, name, self.settings.upkeep_lease_seconds)
 
     def schema(self) -> pa.Schema:
         return memory_schema(self.model_name, self.dimension)

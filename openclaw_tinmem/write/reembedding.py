@@ -28,9 +28,8 @@ def reembed(writer: MemoryWriter, *, progress: Callable[[int], None] | None = No
     embedded = _embedded(writer, _read_all(store), progress)
     with store.write_lock():
         memories = _read_all(store)
-        _embedded(
-            writer, [memory for memory in memories if _key(memory) not in embedded], None, embedded
-        )
+        changed = [memory for memory in memories if _key(memory) not in embedded]
+        embedded.update(_embedded(writer, changed, None))
         vectors = [embedded[_key(memory)][0] for memory in memories]
         tokens = [embedded[_key(memory)][1] for memory in memories]
         store.replace_all(memories_to_table(memories, vectors, tokens, store.schema()))
@@ -64,13 +63,10 @@ def _key(memory: Memory) -> tuple[str, str, str]:
 
 
 def _embedded(
-    writer: MemoryWriter,
-    memories: list[Memory],
-    progress: Callable[[int], None] | None,
-    into: dict[tuple[str, str, str], tuple[Vector, bytes | None]] | None = None,
+    writer: MemoryWriter, memories: list[Memory], progress: Callable[[int], None] | None
 ) -> dict[tuple[str, str, str], tuple[Vector, bytes | None]]:
-    """The vector and token vectors of each of ``memories``, by ``_key``, added to ``into``."""
-    embedded = {} if into is None else into
+    """The vector and token vectors of each of ``memories``, by ``_key``."""
+    embedded: dict[tuple[str, str, str], tuple[Vector, bytes | None]] = {}
     batch_size = writer.settings.import_batch_size
     for start in range(0, len(memories), batch_size):
         batch = memories[start : start + batch_size]

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from openclaw_tinmem.config import Settings
 from openclaw_tinmem.models import EPISODE_TAG, Category, Memory
-from openclaw_tinmem.store.lease import Lease
 from openclaw_tinmem.store.table import MemoryStore
 from openclaw_tinmem.write.folding import RETENTION, fold_sessions, folded_note
 from openclaw_tinmem.write.forgetting import delete
@@ -51,7 +50,7 @@ def expire_episodes(
     the last write, so two upkeeps (or ``tinmem optimize`` beside a host) cannot fold the
     same session from two readings of it; on an object store, only while holding the
     retention lease (0 when another host holds it: that host is expiring the same episodes)."""
-    lease = _retention_lease(store)
+    lease = store.lease("episode retention")
     if lease is not None and not expired_episodes(store, settings, now):
         return 0  # nothing to do: no claim committed to the lease table
     if lease is not None and not lease.acquire():
@@ -61,14 +60,6 @@ def expire_episodes(
     finally:
         if lease is not None:
             lease.release()
-
-
-def _retention_lease(store: MemoryStore) -> Lease | None:
-    """The lease retention runs under on an object store; None for a local one."""
-    if store.settings.is_local_store():
-        return None
-    name = f"episode retention {store.settings.table_name}"
-    return Lease(store.database, name, store.settings.upkeep_lease_seconds)
 
 
 def _expire(
